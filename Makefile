@@ -1,0 +1,45 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   — install into .venv and audit the bundled example, offline
+#   make test   — install with the dev extras and run every quality gate and test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(STAMP)
+
+demo: $(STAMP)
+	cd examples/seed000 && ../../$(BIN)/citeaudit check claims.json --offline --out report.json; \
+	code=$$?; echo "exit=$$code (1 = citation errors found, as the example intends)"; \
+	test $$code -eq 1
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+unit: $(DEV_STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,5 @@
+import sys
+
+from citeaudit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Deterministic checks, each a pure function returning findings."""

@@ -1,0 +1,135 @@
+"""The catalogue of finding codes: one place for every code, its default
+severity, which of the three outcomes it is, and its help text.
+
+Codes are stable (they double as SARIF rule ids). A configuration may change
+a code's severity but never remove it, and never the severity of a
+"could not check" code: downgrading those would turn "not checked" into a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from citeaudit.errors import ConfigError
+from citeaudit.model import Finding, Outcome, Severity, Span
+
+__all__ = ["CATALOGUE", "CodeInfo", "FindingMaker"]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: str
+    severity: Severity
+    outcome: Outcome
+    summary: str
+
+
+_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+_WRONG, _NR, _UN, _NOTE = Outcome.WRONG, Outcome.NOT_REGISTERED, Outcome.UNCHECKED, Outcome.NOTE
+
+CATALOGUE: dict[str, CodeInfo] = {
+    c.code: c
+    for c in (
+        # identifiers and registry answers
+        CodeInfo("E_DOI_SYNTAX", _E, _WRONG, "The DOI is not syntactically a DOI (10.NNNN/suffix)."),
+        CodeInfo("E_DOI_NOT_FOUND", _E, _NR, "The registry answered that this DOI is not registered."),
+        CodeInfo("E_NOT_CACHED", _E, _UN, "Offline, and the cache holds no answer for this DOI."),
+        CodeInfo(
+            "E_CACHE_CORRUPT", _E, _UN, "The cache entry for this DOI is unreadable and was not trusted."
+        ),
+        # metadata as the agent wrote it against the registry record
+        CodeInfo(
+            "E_TITLE_MISMATCH", _E, _WRONG, "The title differs from the registry's title (and subtitle)."
+        ),
+        CodeInfo(
+            "E_YEAR_MISMATCH", _E, _WRONG, "The year is none of the record's issued, print or online years."
+        ),
+        CodeInfo("E_AUTHOR_MISMATCH", _E, _WRONG, "The first author named is not an author of the work."),
+        CodeInfo(
+            "W_AUTHOR_NOT_FIRST", _W, _NOTE, "The author named as first is an author, but not the first."
+        ),
+        CodeInfo(
+            "W_METADATA_UNVERIFIABLE",
+            _W,
+            _NOTE,
+            "The registry record lacks a field the citation gives, so it was not compared.",
+        ),
+        # the quote in the pinned snapshot text
+        CodeInfo("E_QUOTE_TOO_SHORT", _E, _WRONG, "The quote is shorter than the minimum length."),
+        CodeInfo("E_NO_SNAPSHOT", _E, _UN, "No text snapshot of the cited work to search the quote in."),
+        CodeInfo(
+            "E_QUOTE_NOT_FOUND", _E, _WRONG, "The quote does not occur in the snapshot, even normalised."
+        ),
+        CodeInfo(
+            "I_QUOTE_NORMALIZED",
+            _I,
+            _NOTE,
+            "The quote occurs only after normalisation; the differences are listed.",
+        ),
+        CodeInfo("I_QUOTE_REPEATED", _I, _NOTE, "The quote occurs more than once in the snapshot."),
+        CodeInfo("I_QUOTE_ABSENT", _I, _NOTE, "The citation gives no quote; no passage was verified."),
+        # numbers and coverage
+        CodeInfo(
+            "E_NUMBER_UNSUPPORTED",
+            _E,
+            _WRONG,
+            "Numbers in the claim occur in none of its quotes (listed after the colon).",
+        ),
+        CodeInfo("E_UNCITED", _E, _WRONG, "The claim cites nothing."),
+        # structure of a response with a top-level citation list (seed 003)
+        CodeInfo("E_CITATION_ID_MISSING", _E, _WRONG, "A citation in the top-level list has no id."),
+        CodeInfo("E_CITATION_ID_DUPLICATE", _E, _WRONG, "Two citations in the top-level list share an id."),
+        CodeInfo(
+            "E_UNKNOWN_CITATION", _E, _WRONG, "A claim refers to a citation id that is not in the list."
+        ),
+        # corpus and evidence-store citations when nothing to check them against was given
+        CodeInfo("E_NO_CORPUS", _E, _UN, "The citation names a corpus document, but no corpus was given."),
+        CodeInfo(
+            "E_NO_STORE", _E, _UN, "The citation names an evidence-store source, but no store was given."
+        ),
+    )
+}
+
+
+class FindingMaker:
+    """Builds findings with the configured severity of each code."""
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        self._severity = {code: info.severity for code, info in CATALOGUE.items()}
+        for code, value in sorted((overrides or {}).items()):
+            info = CATALOGUE.get(code)
+            if info is None:
+                raise ConfigError(f"severity: unknown finding code {code!r}")
+            try:
+                severity = Severity(value)
+            except ValueError:
+                raise ConfigError(f"severity.{code}: {value!r} is not one of error, warning, info") from None
+            fixed = info.outcome in (Outcome.UNCHECKED, Outcome.NOT_REGISTERED)
+            if fixed and severity is not info.severity:
+                raise ConfigError(
+                    f"severity.{code}: a {info.outcome.value.replace('_', ' ')} outcome "
+                    "cannot change severity"
+                )
+            self._severity[code] = severity
+
+    def __call__(
+        self,
+        code: str,
+        message: str,
+        *,
+        location: Span | None = None,
+        suggestion: dict[str, Any] | None = None,
+        detail: str | None = None,
+    ) -> Finding:
+        info = CATALOGUE[code]
+        return Finding(
+            code=code,
+            severity=self._severity[code],
+            outcome=info.outcome,
+            message=message,
+            location=location,
+            suggestion=suggestion,
+            detail=detail,
+        )

@@ -1,0 +1,140 @@
+"""Settings from a configuration file and the environment.
+
+Precedence, strongest first: command-line flags, ``CITEAUDIT_*`` environment
+variables, the configuration file (``citeaudit.toml``, else ``[tool.citeaudit]``
+in ``pyproject.toml``, in the working directory, or ``--config FILE``), defaults.
+Relative paths in a configuration file are relative to that file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citeaudit.audit import DEFAULT_MIN_QUOTE_LENGTH
+from citeaudit.errors import ConfigError
+from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+
+__all__ = ["ENV_VARS", "Config", "load_config"]
+
+
+@dataclass(frozen=True)
+class Config:
+    cache: Path = Path("cache")
+    sources: Path = Path("sources")
+    out: Path = Path("report.json")
+    mailto: str = ""
+    offline: bool = False
+    min_quote_length: int = DEFAULT_MIN_QUOTE_LENGTH
+    max_input_bytes: int = DEFAULT_MAX_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    severity: Mapping[str, str] = field(default_factory=dict)
+    origin: str = "defaults"  # where the file settings came from, for messages
+
+
+# Setting name → environment variable; every flag of `check` has one.
+ENV_VARS = {
+    "cache": "CITEAUDIT_CACHE",
+    "sources": "CITEAUDIT_SOURCES",
+    "out": "CITEAUDIT_OUT",
+    "mailto": "CITEAUDIT_MAILTO",
+    "offline": "CITEAUDIT_OFFLINE",
+    "min_quote_length": "CITEAUDIT_MIN_QUOTE_LENGTH",
+    "max_input_bytes": "CITEAUDIT_MAX_INPUT_BYTES",
+    "max_depth": "CITEAUDIT_MAX_DEPTH",
+}
+_PATHS = {"cache", "sources", "out"}
+_INTS = {"min_quote_length", "max_input_bytes", "max_depth"}
+
+
+def _find_file(cwd: Path) -> tuple[Path, dict[str, Any]] | None:
+    own = cwd / "citeaudit.toml"
+    if own.is_file():
+        return own, _read_toml(own)
+    project = cwd / "pyproject.toml"
+    if project.is_file():
+        table = _read_toml(project).get("tool", {}).get("citeaudit")
+        if isinstance(table, dict):
+            return project, table
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+
+
+def _bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off", ""}:
+        return False
+    raise ConfigError(f"{where}: {value!r} is not a boolean (true/false)")
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool):
+        raise ConfigError(f"{where}: expected a positive integer, got {value!r}")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: expected a positive integer, got {value!r}") from None
+    if number < 1:
+        raise ConfigError(f"{where}: expected a positive integer, got {value!r}")
+    return number
+
+
+def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: Path | None) -> None:
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        here = where if where.startswith("CITEAUDIT_") else f"{where}: {key}"
+        if name == "severity":
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise ConfigError(f'{here}: expected a table of CODE = "error|warning|info"')
+            values["severity"] = {**values.get("severity", {}), **value}
+        elif name in _PATHS:
+            if not isinstance(value, str):
+                raise ConfigError(f"{here}: expected a path string")
+            path = Path(value)
+            values[name] = base / path if base is not None and not path.is_absolute() else path
+        elif name in _INTS:
+            values[name] = _int(value, here)
+        elif name == "offline":
+            values[name] = value if isinstance(value, bool) else _bool(str(value), here)
+        elif name == "mailto":
+            if not isinstance(value, str):
+                raise ConfigError(f"{here}: expected a string")
+            values[name] = value
+        else:
+            raise ConfigError(f"{here}: unknown setting")
+
+
+def load_config(cwd: Path, explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """Defaults, then the file, then the environment (flags are applied by the CLI)."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    origin = "defaults"
+    explicit = explicit or (Path(environ["CITEAUDIT_CONFIG"]) if environ.get("CITEAUDIT_CONFIG") else None)
+    if explicit is not None:
+        data = _read_toml(explicit)
+        table = data.get("tool", {}).get("citeaudit", {}) if explicit.name == "pyproject.toml" else data
+        found: tuple[Path, dict[str, Any]] | None = (explicit, table)
+    else:
+        found = _find_file(cwd)
+    if found is not None:
+        path, table = found
+        origin = path.name
+        _apply(values, table, path.name, path.parent)
+    for key, var in ENV_VARS.items():
+        if environ.get(var) is not None:
+            _apply(values, {key: environ[var]}, var, None)
+    return Config(origin=origin, **values)

@@ -1,0 +1,110 @@
+"""Reading untrusted JSON: bounded size and nesting, strict UTF-8, no
+duplicate keys, no NaN. Every failure is an :class:`InputError` that names
+the file, the JSON path and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from citeaudit.errors import InputError
+
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "json_path", "load_json_bytes", "read_input"]
+
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_DEPTH = 32
+
+
+def json_path(parts: Sequence[str | int]) -> str:
+    """``("claims", 1, "year")`` → ``$.claims[1].year``."""
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Read a file, refusing it before reading when it is over the bound."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(name, "", f"input is {size} bytes, over the limit of {max_bytes}")
+        with path.open("rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise InputError(name, "", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(name, "", "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(name, "", "permission denied") from None
+    if len(data) > max_bytes:
+        raise InputError(name, "", f"input is over the limit of {max_bytes} bytes")
+    return data
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """Stands in for an object that repeated a key, so its path can be found."""
+
+    def __init__(self, key: str, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.duplicate = key
+
+
+def _object_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return _DuplicateKeys(key, pairs)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _walk(document: Any, max_depth: int) -> tuple[list[str | int], str] | None:
+    """Find the first over-deep value or repeated key, iteratively."""
+    stack: list[tuple[Any, list[str | int]]] = [(document, [])]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > max_depth:
+            return path, f"nesting deeper than {max_depth} levels"
+        if isinstance(value, _DuplicateKeys):
+            return path, f"duplicate key {value.duplicate!r} in one object"
+        if isinstance(value, dict):
+            for key in reversed(list(value)):
+                stack.append((value[key], [*path, key]))
+        elif isinstance(value, list):
+            for i in range(len(value) - 1, -1, -1):
+                stack.append((value[i], [*path, i]))
+    return None
+
+
+def load_json_bytes(data: bytes, name: str, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Parse JSON bytes with the rules above."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            name, "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+        ) from None
+    try:
+        document = json.loads(text, object_pairs_hook=_object_hook, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(name, "", f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise InputError(name, "", f"nesting deeper than {max_depth} levels") from None
+    except ValueError as e:  # NaN/Infinity, integers too long to convert
+        raise InputError(name, "", f"invalid JSON: {e}") from None
+    problem = _walk(document, max_depth)
+    if problem is not None:
+        path, message = problem
+        raise InputError(name, json_path(path), message)
+    return document

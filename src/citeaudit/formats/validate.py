@@ -1,0 +1,79 @@
+"""Strict validation of wire objects with pydantic, errors as InputError."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from citeaudit.errors import InputError
+from citeaudit.formats.jsonload import json_path
+
+__all__ = ["StrictWire", "expect_object", "validate"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class StrictWire(BaseModel):
+    """Base of every wire model: unknown fields and type coercion are errors.
+
+    A model must not be able to smuggle a ``status`` or a ``review`` into its
+    own output, so nothing unknown is silently dropped.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_TYPE_NAMES = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "bool_type": "a boolean",
+}
+_JSON_TYPES = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _problem(err: dict[str, Any]) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return "unknown field (not part of the contract)"
+    if kind == "missing":
+        return "required field is missing"
+    if kind in _TYPE_NAMES:
+        got = _JSON_TYPES.get(type(err["input"]), type(err["input"]).__name__)
+        return f"expected {_TYPE_NAMES[kind]}, got {got} {_describe(err['input'])}"
+    if kind == "literal_error":
+        return f"{err['msg'].replace('Input should be', 'expected')}, got {_describe(err['input'])}"
+    return str(err["msg"])
+
+
+def validate(model: type[M], obj: Any, name: str, path: list[str | int]) -> M:
+    """Validate ``obj`` against ``model``; the first error becomes an InputError."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as e:
+        err = e.errors(include_url=False)[0]
+        loc = [p for p in err["loc"] if isinstance(p, (str, int))]
+        raise InputError(name, json_path([*path, *loc]), _problem(dict(err))) from None
+
+
+def expect_object(obj: Any, name: str, path: list[str | int]) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        got = _JSON_TYPES.get(type(obj), type(obj).__name__)
+        raise InputError(name, json_path(path), f"expected an object, got {got}")
+    return obj

@@ -1,0 +1,238 @@
+"""The canonical types: every input format maps onto :class:`Submission`,
+every check yields :class:`Finding` values, and the audit returns a
+:class:`Report`. All of them are frozen; collections are tuples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "Citation",
+    "Claim",
+    "ClaimResult",
+    "ClaimStatus",
+    "Conflict",
+    "CorpusSource",
+    "DoiSource",
+    "Finding",
+    "Outcome",
+    "Report",
+    "Row",
+    "Severity",
+    "Source",
+    "Span",
+    "StoreSource",
+    "Submission",
+]
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Outcome(StrEnum):
+    """The three outcomes DESIGN §4 keeps apart, plus plain notes."""
+
+    WRONG = "wrong"  # the source answered and disagrees
+    NOT_REGISTERED = "not_registered"  # a final "does not exist"
+    UNCHECKED = "could_not_check"  # offline miss, unreachable, no text to check against
+    NOTE = "note"  # a warning or info that is none of the above
+
+
+class ClaimStatus(StrEnum):
+    """Per-claim status of the deterministic stage (seed 003's names)."""
+
+    INVALID = "invalid_reference"
+    UNSUPPORTED = "unsupported"
+    UNCHECKED = "could_not_check"
+    REQUIRES_ENTAILMENT_CHECK = "requires_entailment_check"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open character range ``[start, end)`` in a source text."""
+
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True, slots=True)
+class DoiSource:
+    """A work named by a DOI, with the metadata as the agent wrote it."""
+
+    doi: str  # as written; normalised by the DOI check
+    title: str | None = None
+    year: int | None = None
+    first_author: str | None = None
+    authors: tuple[str, ...] = ()
+    container: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "doi"
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSource:
+    """A document of a versioned corpus (seed 003)."""
+
+    document_id: str
+    document_version: str
+
+    @property
+    def kind(self) -> str:
+        return "corpus"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSource:
+    """A revision of a source in the evidence store (seed 002)."""
+
+    source_id: str
+    revision: int
+    digest: str
+
+    @property
+    def kind(self) -> str:
+        return "store"
+
+
+Source = DoiSource | CorpusSource | StoreSource
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    id: str
+    source: Source
+    quote: str | None = None
+    start: Any = None  # kept as given: the range check reports wrong types
+    end: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    id: str
+    text: str
+    kind: str = "fact"  # "fact" or "inference"
+    rationale: str | None = None
+    citations: tuple[Citation, ...] = ()
+    citation_ids: tuple[str, ...] = ()  # references into Submission.citations
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    claim_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One agent answer in canonical form, whatever format it came in."""
+
+    claims: tuple[Claim, ...]
+    citations: tuple[Citation, ...] = ()  # the top-level list (seed 003)
+    conflicts: tuple[Conflict, ...] = ()
+    gaps: tuple[str, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+    title: str | None = None
+    answer: str | None = None
+    format: str = "native"
+    input_sha256: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One result of one check: a value, never an exception."""
+
+    code: str
+    severity: Severity
+    outcome: Outcome
+    message: str
+    location: Span | None = None
+    suggestion: dict[str, Any] | None = None
+    detail: str | None = None  # appended to the code in the seed's form: E_NUMBER_UNSUPPORTED:3
+
+    @property
+    def label(self) -> str:
+        return f"{self.code}:{self.detail}" if self.detail else self.code
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "label": self.label,
+            "message": self.message,
+            "outcome": str(self.outcome),
+            "severity": str(self.severity),
+        }
+        if self.location is not None:
+            out["location"] = self.location.to_json()
+        if self.suggestion is not None:
+            out["suggestion"] = self.suggestion
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the report: a claim and one of its citations.
+
+    ``claim_id`` is None for a problem of the top-level citation list itself;
+    ``citation`` is None for an uncited claim or an unknown citation id.
+    """
+
+    claim_id: str | None
+    citation_id: str | None
+    citation: Citation | None
+    doi: str | None
+    findings: tuple[Finding, ...] = ()
+    location: Span | None = None
+    record: dict[str, Any] | None = None  # what the registry said, for readers
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def unchecked(self) -> bool:
+        """Every error is "could not check": nothing was found wrong."""
+        errors = self.errors
+        return bool(errors) and all(f.outcome is Outcome.UNCHECKED for f in errors)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    id: str
+    kind: str
+    status: ClaimStatus
+    citation_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything an audit found; every output format renders this one object."""
+
+    submission: Submission
+    rows: tuple[Row, ...]
+    claims: tuple[ClaimResult, ...]
+    settings: dict[str, Any]
+    checker_version: str
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.rows if r.errors)
+
+    @property
+    def has_errors(self) -> bool:
+        """Something was found wrong (not merely unchecked)."""
+        return any(f.outcome is not Outcome.UNCHECKED for r in self.rows for f in r.errors)
+
+    @property
+    def has_unchecked(self) -> bool:
+        return any(f.outcome is Outcome.UNCHECKED for r in self.rows for f in r.errors)

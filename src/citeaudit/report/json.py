@@ -1,0 +1,112 @@
+"""The canonical ``report.json``: byte-identical for the same inputs.
+
+Sorted keys, collections in a fixed order, no wall-clock time, no paths.
+The seed's top-level fields (``input_sha256``, ``checked``, ``failed``,
+``results[]`` with ``claim``, ``doi``, ``errors``) keep their meaning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from citeaudit.model import Citation, CorpusSource, DoiSource, Outcome, Report, Row, Severity
+
+__all__ = ["REPORT_SCHEMA", "render_json", "report_to_dict"]
+
+REPORT_SCHEMA = "citeaudit-report/1"
+
+
+def _source(citation: Citation | None) -> dict[str, Any] | None:
+    if citation is None:
+        return None
+    s = citation.source
+    if isinstance(s, DoiSource):
+        out: dict[str, Any] = {"kind": "doi", "doi": s.doi}
+        for key in ("title", "year", "first_author", "container"):
+            value = getattr(s, key)
+            if value is not None:
+                out[key] = value
+        if s.authors:
+            out["authors"] = list(s.authors)
+        return out
+    if isinstance(s, CorpusSource):
+        return {"kind": "corpus", "document_id": s.document_id, "document_version": s.document_version}
+    return {"kind": "store", "source_id": s.source_id, "revision": s.revision, "digest": s.digest}
+
+
+def _row_status(row: Row) -> str:
+    if not row.errors:
+        return "pass"
+    return "could_not_check" if row.unchecked else "fail"
+
+
+def _row(row: Row) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "citation": row.citation_id,
+        "claim": row.claim_id,
+        "doi": row.doi,
+        "errors": [f.label for f in row.findings if f.severity is Severity.ERROR],
+        "findings": [f.to_json() for f in row.findings],
+        "location": row.location.to_json() if row.location else None,
+        "notes": [f.label for f in row.findings if f.severity is Severity.INFO],
+        "record": row.record,
+        "source": _source(row.citation),
+        "status": _row_status(row),
+        "warnings": [f.label for f in row.findings if f.severity is Severity.WARNING],
+    }
+    if row.citation is not None:
+        out["quote"] = row.citation.quote
+        if not isinstance(row.citation.source, DoiSource):
+            out["range"] = {"start": row.citation.start, "end": row.citation.end}
+    return out
+
+
+def report_outcome(report: Report) -> str:
+    """``errors``, ``could_not_check`` or ``clean``: what the exit code follows."""
+    if report.has_errors:
+        return "errors"
+    return "could_not_check" if report.has_unchecked else "clean"
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    rows = [_row(r) for r in report.rows]
+    codes = Counter(f.code for r in report.rows for f in r.findings)
+    sub = report.submission
+    return {
+        "checked": len(report.rows),
+        "checker": {"name": "citeaudit", "version": report.checker_version},
+        "claims": [
+            {"citations": list(c.citation_ids), "id": c.id, "kind": c.kind, "status": c.status.value}
+            for c in report.claims
+        ],
+        "conflicts": [{"claim_ids": list(c.claim_ids), "reason": c.reason} for c in sub.conflicts],
+        "failed": report.failed,
+        "gaps": list(sub.gaps),
+        "input_format": sub.format,
+        "input_sha256": sub.input_sha256,
+        "labels": dict(sub.labels),
+        "outcome": report_outcome(report),
+        "results": rows,
+        "schema": REPORT_SCHEMA,
+        "settings": report.settings,
+        "summary": {
+            "by_code": dict(sorted(codes.items())),
+            "claims": len(report.claims),
+            "claims_by_status": dict(sorted(Counter(c.status.value for c in report.claims).items())),
+            "could_not_check": sum(1 for r in rows if r["status"] == "could_not_check"),
+            "errors": sum(1 for r in report.rows for f in r.errors),
+            "failed": sum(1 for r in rows if r["status"] == "fail"),
+            "passed": sum(1 for r in rows if r["status"] == "pass"),
+            "unchecked_outcomes": sum(
+                1 for r in report.rows for f in r.findings if f.outcome is Outcome.UNCHECKED
+            ),
+            "warnings": sum(1 for r in report.rows for f in r.findings if f.severity is Severity.WARNING),
+        },
+    }
+
+
+def render_json(report: Report) -> bytes:
+    text = json.dumps(report_to_dict(report), ensure_ascii=False, sort_keys=True, indent=2)
+    return (text + "\n").encode("utf-8")

@@ -1,0 +1,1 @@
+"""Identifier resolution: registries behind one cache."""

@@ -1,0 +1,172 @@
+"""The registry cache: a directory of JSON files meant to be committed.
+
+Only final answers are stored (a record, or "not registered"); a transient
+failure never is. Reads accept the seed's own files (``10.0000_demo.1.json``)
+as they are; writes use collision-safe names (slug + short hash), sorted keys
+and an atomic replace, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from citeaudit.errors import CacheError
+from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
+
+__all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "doi_slug"]
+
+CACHE_SCHEMA = "citeaudit-cache/1"
+_SLUG_RE = re.compile(r"[^a-z0-9._-]")
+
+
+def doi_slug(doi: str) -> str:
+    """The seed's file-name slug of a normalised DOI (not collision-safe)."""
+    return _SLUG_RE.sub("_", doi)
+
+
+def hashed_name(doi: str, suffix: str) -> str:
+    """``<slug>-<hash>``: two DOIs that share a slug still get two files."""
+    digest = hashlib.sha256(doi.encode("utf-8")).hexdigest()[:12]
+    return f"{doi_slug(doi)[:120]}-{digest}{suffix}"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file, fsync, then rename over the target."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _from_seed_entry(doi: str, data: dict[str, Any]) -> Record:
+    """The seed's cache entry: ``{status, title, year, authors: [family…]}``."""
+    title, year, authors = data.get("title"), data.get("year"), data.get("authors", [])
+    if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
+        raise ValueError("authors must be a list of strings")
+    if year is not None and not isinstance(year, int):
+        raise ValueError("year must be an integer")
+    if title is not None and not isinstance(title, str):
+        raise ValueError("title must be a string")
+    return Record(
+        doi=doi,
+        agency="seed-cache",
+        titles=(title,) if title else (),
+        years=(("issued", year),) if year is not None else (),
+        authors=tuple(
+            Author(family=a, sequence="first" if i == 0 else "additional") for i, a in enumerate(authors)
+        ),
+    )
+
+
+class DoiCache:
+    """Reads and writes cache entries under one directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, doi: str) -> Path:
+        return self.root / hashed_name(doi, ".json")
+
+    def _legacy_path(self, doi: str) -> Path | None:
+        slug = doi_slug(doi)
+        return self.root / f"{slug}.json" if len(slug) <= 200 else None
+
+    def get(self, doi: str) -> Resolution | None:
+        """The cached answer, None on a miss, or "could not check" when corrupt."""
+        for path in (self.path_for(doi), self._legacy_path(doi)):
+            if path is None:
+                continue
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise CacheError(f"cannot read cache entry {path.name}: {e.strerror}") from None
+            try:
+                return self._decode(doi, json.loads(raw.decode("utf-8")))
+            except (ValueError, KeyError, TypeError) as e:
+                return Resolution.unavailable(
+                    "E_CACHE_CORRUPT", f"cache entry {path.name} is not valid and was not trusted: {e}"
+                )
+        return None
+
+    @staticmethod
+    def _decode(doi: str, data: Any) -> Resolution:
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        status = data.get("status")
+        if data.get("schema") == CACHE_SCHEMA:
+            if data.get("doi") != doi:
+                raise ValueError(f"entry is for DOI {data.get('doi')!r}")
+            if status == "found":
+                return Resolution.found(Record.from_json(data["record"]))
+        elif "schema" in data:
+            raise ValueError(f"unknown schema {data['schema']!r}")
+        elif status == "found":
+            return Resolution.found(_from_seed_entry(doi, data))
+        if status == "not_found":
+            return Resolution.not_found()
+        raise ValueError(f"unknown status {status!r}")
+
+    def put(self, doi: str, resolution: Resolution) -> None:
+        """Store a final answer; refuses anything that is not one."""
+        if resolution.status is ResolutionStatus.UNAVAILABLE:
+            raise CacheError(f"refusing to cache a transient failure for {doi}")
+        entry: dict[str, Any] = {"doi": doi, "schema": CACHE_SCHEMA, "status": resolution.status.value}
+        if resolution.record is not None:
+            entry["record"] = resolution.record.to_json()
+        data = json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        try:
+            atomic_write(self.path_for(doi), data.encode("utf-8"))
+        except OSError as e:
+            raise CacheError(f"cannot write cache entry for {doi}: {e.strerror}") from None
+
+
+class CachingResolver(Resolver):
+    """Cache first; the upstream resolver only for misses. With no upstream
+    (``--offline``) a miss is "could not check" and no socket is opened."""
+
+    def __init__(self, cache: DoiCache, upstream: Resolver | None = None) -> None:
+        self.cache = cache
+        self.upstream = upstream
+
+    def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
+        answers: dict[str, Resolution] = {}
+        misses: list[str] = []
+        for doi in dict.fromkeys(dois):
+            hit = self.cache.get(doi)
+            if hit is None:
+                misses.append(doi)
+            else:
+                answers[doi] = hit
+        if not misses:
+            return answers
+        if self.upstream is None:
+            for doi in misses:
+                answers[doi] = Resolution.unavailable("E_NOT_CACHED", "offline and not in the cache")
+            return answers
+        fetched = self.upstream.resolve_many(misses)
+        for doi in misses:
+            answer = fetched[doi]
+            if answer.status is not ResolutionStatus.UNAVAILABLE:
+                self.cache.put(doi, answer)
+            answers[doi] = answer
+        return answers

@@ -1,0 +1,71 @@
+"""Crossref: a work ``message`` of the REST API as a normalised record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citeaudit.resolve.interface import Author, Record, Relation
+
+__all__ = ["record_from_message"]
+
+# The dates Crossref gives a work; the print and online years differ on real records.
+_YEAR_FIELDS = ("issued", "published", "published-print", "published-online")
+
+
+def _year(date: Any) -> int | None:
+    try:
+        year = date["date-parts"][0][0]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return year if isinstance(year, int) else None
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str) and v.strip())
+    return ()
+
+
+def _author(data: dict[str, Any]) -> Author:
+    return Author(
+        family=data.get("family") or None,
+        given=data.get("given") or None,
+        name=data.get("name") or None,
+        sequence=data.get("sequence") or None,
+    )
+
+
+def _relations(message: dict[str, Any]) -> tuple[Relation, ...]:
+    out: list[Relation] = []
+    for key in ("updated-by", "update-to"):
+        for item in message.get(key) or ():
+            if isinstance(item, dict):
+                doi = item.get("DOI")
+                out.append(Relation(key, item.get("type"), doi.lower() if isinstance(doi, str) else None))
+    for key, items in sorted((message.get("relation") or {}).items()):
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and item.get("id-type") == "doi" and isinstance(item.get("id"), str):
+                out.append(Relation(key, None, item["id"].lower()))
+    return tuple(sorted(set(out), key=lambda r: (r.relation, r.type or "", r.doi or "")))
+
+
+def record_from_message(message: dict[str, Any]) -> Record:
+    """Normalise one Crossref work; keeps every year, title and author."""
+    years = []
+    for key in _YEAR_FIELDS:
+        year = _year(message.get(key))
+        if year is not None:
+            years.append((key, year))
+    return Record(
+        doi=str(message.get("DOI", "")).lower(),
+        agency="crossref",
+        titles=_strings(message.get("title")),
+        subtitles=_strings(message.get("subtitle")),
+        years=tuple(years),
+        authors=tuple(_author(a) for a in message.get("author") or () if isinstance(a, dict)),
+        type=message.get("type"),
+        container=_strings(message.get("container-title")) + _strings(message.get("short-container-title")),
+        relations=_relations(message),
+    )
