@@ -54,22 +54,23 @@ _INTS = {"min_quote_length", "max_input_bytes", "max_depth"}
 def _find_file(cwd: Path) -> tuple[Path, dict[str, Any]] | None:
     own = cwd / "citeaudit.toml"
     if own.is_file():
-        return own, _read_toml(own)
+        return own, _read_toml(own, own.name)
     project = cwd / "pyproject.toml"
     if project.is_file():
-        table = _read_toml(project).get("tool", {}).get("citeaudit")
+        table = _read_toml(project, project.name).get("tool", {}).get("citeaudit")
         if isinstance(table, dict):
             return project, table
     return None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, shown: str | None = None) -> dict[str, Any]:
+    shown = shown or str(path)
     try:
         return tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such configuration file") from None
+        raise ConfigError(f"{shown}: no such configuration file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{shown}: not valid TOML: {e}") from None
 
 
 def _bool(value: str, where: str) -> bool:

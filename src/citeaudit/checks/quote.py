@@ -77,6 +77,15 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a span so it neither starts nor ends inside a word."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return start, end
+
+
 def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding]:
     if total < 2:
         return []
@@ -134,7 +143,7 @@ def check_quote(
     suggestion = None
     best = fuzz.partial_ratio_alignment(needle, norm.text)
     if best is not None and best.dest_end > best.dest_start:
-        start, end = norm.original_span(best.dest_start, best.dest_end)
+        start, end = _whole_words(text, *norm.original_span(best.dest_start, best.dest_end))
         suggestion = {
             "closest": text[start:end],
             "similarity": round(best.score / 100, 3),

@@ -57,6 +57,17 @@ def _problem(err: dict[str, Any]) -> str:
     if kind in _TYPE_NAMES:
         got = _JSON_TYPES.get(type(err["input"]), type(err["input"]).__name__)
         return f"expected {_TYPE_NAMES[kind]}, got {got} {_describe(err['input'])}"
+    ctx = err.get("ctx") or {}
+    if kind == "greater_than_equal":
+        return f"expected a value of at least {ctx.get('ge')}, got {_describe(err['input'])}"
+    if kind == "string_too_long":
+        return f"longer than the limit of {ctx.get('max_length')} characters"
+    if kind == "string_too_short":
+        return "must not be empty" if ctx.get("min_length") == 1 else str(err["msg"])
+    if kind == "too_short":
+        return f"needs at least {ctx.get('min_length')} items"
+    if kind == "string_pattern_mismatch":
+        return f"does not have the expected form ({ctx.get('pattern')}), got {_describe(err['input'])}"
     if kind == "literal_error":
         return f"{err['msg'].replace('Input should be', 'expected')}, got {_describe(err['input'])}"
     return str(err["msg"])

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from citeaudit.model import Citation, CorpusSource, DoiSource, Outcome, Report, Row, Severity
+from citeaudit.model import Citation, CorpusSource, DoiSource, Report, Row, Severity
 
 __all__ = ["REPORT_SCHEMA", "render_json", "report_to_dict"]
 
@@ -95,13 +95,11 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             "by_code": dict(sorted(codes.items())),
             "claims": len(report.claims),
             "claims_by_status": dict(sorted(Counter(c.status.value for c in report.claims).items())),
-            "could_not_check": sum(1 for r in rows if r["status"] == "could_not_check"),
             "errors": sum(1 for r in report.rows for f in r.errors),
-            "failed": sum(1 for r in rows if r["status"] == "fail"),
-            "passed": sum(1 for r in rows if r["status"] == "pass"),
-            "unchecked_outcomes": sum(
-                1 for r in report.rows for f in r.findings if f.outcome is Outcome.UNCHECKED
-            ),
+            "results_by_status": {
+                status: sum(1 for r in rows if r["status"] == status)
+                for status in ("could_not_check", "fail", "pass")
+            },
             "warnings": sum(1 for r in report.rows for f in r.findings if f.severity is Severity.WARNING),
         },
     }

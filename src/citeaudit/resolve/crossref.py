@@ -63,7 +63,7 @@ def record_from_message(message: dict[str, Any]) -> Record:
         agency="crossref",
         titles=_strings(message.get("title")),
         subtitles=_strings(message.get("subtitle")),
-        years=tuple(years),
+        years=tuple(sorted(years)),
         authors=tuple(_author(a) for a in message.get("author") or () if isinstance(a, dict)),
         type=message.get("type"),
         container=_strings(message.get("container-title")) + _strings(message.get("short-container-title")),

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import pytest
+
+from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.metadata import check_first_author, check_title, check_year
+from citeaudit.model import Finding
+from citeaudit.resolve.interface import Author, Record
+
+MAKE = FindingMaker()
+
+RECORD = Record(
+    doi="10.1/x",
+    agency="crossref",
+    titles=("After the games are over: life\u2010history trade\u2010offs <i>drive</i> dispersal",),
+    subtitles=("A model &amp; its limits",),
+    years=(("issued", 2016), ("published-online", 2016), ("published-print", 2017)),
+    authors=(
+        Author(family="Müller-Schmidt", given="Anna", sequence="first"),
+        Author(family="van der Berg", given="Jan", sequence="additional"),
+        Author(name="GTEx Consortium", sequence="additional"),
+    ),
+)
+
+
+def codes(findings: list[Finding]) -> list[str]:
+    return [f.code for f in findings]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "After the games are over: life-history trade-offs drive dispersal",
+        "AFTER THE GAMES ARE OVER: LIFE‑HISTORY TRADE–OFFS DRIVE DISPERSAL.",
+        "After the games are over: life-history trade-offs drive dispersal: A model & its limits",
+        "After the games are over: life-history trade-offs drive dispersal - a model & its limits",
+    ],
+)
+def test_title_matches(title: str) -> None:
+    assert check_title(title, RECORD, MAKE) == []
+
+
+def test_title_mismatch_suggests_the_registry_title() -> None:
+    (f,) = check_title("After the games are over: life-history trade-offs drive migration", RECORD, MAKE)
+    assert f.code == "E_TITLE_MISMATCH"
+    assert f.suggestion is not None
+    assert f.suggestion["title"] == (
+        "After the games are over: life\u2010history trade\u2010offs drive dispersal: A model & its limits"
+    )
+    assert 0.8 < f.suggestion["similarity"] < 1
+
+
+def test_title_without_separator_before_subtitle_is_a_mismatch() -> None:
+    title = "After the games are over: life-history trade-offs drive dispersala model & its limits"
+    assert codes(check_title(title, RECORD, MAKE)) == ["E_TITLE_MISMATCH"]
+
+
+@pytest.mark.parametrize("year", [2016, 2017])
+def test_any_published_year_matches(year: int) -> None:
+    assert check_year(year, RECORD, MAKE) == []
+
+
+def test_year_mismatch_lists_the_years() -> None:
+    (f,) = check_year(2015, RECORD, MAKE)
+    assert f.code == "E_YEAR_MISMATCH"
+    assert f.message == "2015 is not a year of the work (the record has 2016, 2017)"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Müller-Schmidt", "Muller-Schmidt", "Müller‐Schmidt, A.", "A. Müller-Schmidt", "Anna Muller Schmidt"],
+)
+def test_first_author_forms(name: str) -> None:
+    assert check_first_author(name, RECORD, MAKE) == []
+
+
+@pytest.mark.parametrize("name", ["J. van der Berg", "van der Berg, J.", "GTEx Consortium"])
+def test_coauthor_named_first_is_a_warning(name: str) -> None:
+    assert codes(check_first_author(name, RECORD, MAKE)) == ["W_AUTHOR_NOT_FIRST"]
+
+
+def test_stranger_is_an_error() -> None:
+    (f,) = check_first_author("Sidorov", RECORD, MAKE)
+    assert f.code == "E_AUTHOR_MISMATCH"
+    assert f.suggestion == {"first_author": "Müller-Schmidt, Anna"}
+
+
+def test_organisation_as_first_author() -> None:
+    record = Record(
+        doi="10.1/y", agency="crossref", authors=(Author(name="GTEx Consortium", sequence="first"),)
+    )
+    assert check_first_author("GTEx Consortium", record, MAKE) == []
+
+
+def test_missing_fields_are_unverifiable_not_wrong() -> None:
+    empty = Record(doi="10.1/z", agency="crossref")
+    for findings in (
+        check_title("t", empty, MAKE),
+        check_year(2020, empty, MAKE),
+        check_first_author("x", empty, MAKE),
+    ):
+        assert codes(findings) == ["W_METADATA_UNVERIFIABLE"]

@@ -1,0 +1,175 @@
+"""The command line end to end: exit codes, summary, configuration,
+determinism across hash seeds and working directories, and offline mode
+never opening a socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import GOLDEN, ROOT, run_cli
+
+
+@pytest.fixture
+def seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    work = tmp_path / "seed"
+    shutil.copytree(GOLDEN / "seed000", work)
+    (work / "expected.json").unlink()
+    monkeypatch.chdir(work)
+    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
+        monkeypatch.delenv(var)
+    return work
+
+
+def _only(seed: Path, *claim_ids: str) -> Path:
+    data = json.loads((seed / "claims.json").read_text("utf-8"))
+    data["claims"] = [c for c in data["claims"] if c["id"] in claim_ids]
+    path = seed / "subset.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    return path
+
+
+def _report(path: Path = Path("report.json")) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+def test_exit_0_when_clean(seed: Path) -> None:
+    result = run_cli("check", _only(seed, "c1"), "--offline")
+    assert (result.code, result.stdout) == (0, "checked=1 failed=0 report=report.json\n")
+    assert _report()["outcome"] == "clean"
+
+
+def test_exit_1_when_errors(seed: Path) -> None:
+    result = run_cli("check", "claims.json", "--offline")
+    assert (result.code, result.stdout) == (1, "checked=4 failed=3 report=report.json\n")
+
+
+def test_exit_3_when_only_could_not_check(seed: Path) -> None:
+    result = run_cli("check", _only(seed, "c1", "c3"), "--offline")
+    assert result.code == 3
+    report = _report()
+    assert report["outcome"] == "could_not_check"
+    assert report["summary"]["results_by_status"] == {"could_not_check": 1, "fail": 0, "pass": 1}
+
+
+def test_no_snapshot_is_could_not_check(seed: Path) -> None:
+    (seed / "sources" / "10.0000_demo.1.txt").unlink()
+    assert run_cli("check", _only(seed, "c1"), "--offline").code == 3
+    assert _report()["results"][0]["errors"] == ["E_NO_SNAPSHOT"]
+
+
+def test_corrupt_cache_entry_is_could_not_check(seed: Path) -> None:
+    (seed / "cache" / "10.0000_demo.1.json").write_text("{broken")
+    assert run_cli("check", _only(seed, "c1"), "--offline").code == 3
+    (finding,) = _report()["results"][0]["findings"]
+    assert finding["code"] == "E_CACHE_CORRUPT"
+
+
+def test_severity_flag_downgrades_but_keeps_the_finding(seed: Path) -> None:
+    claims = _only(seed, "c1")
+    data = json.loads(claims.read_text("utf-8"))
+    data["claims"][0]["citations"][0]["title"] = "Demo Paper on Retrieval"
+    claims.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    assert run_cli("check", claims, "--offline").code == 1
+    assert run_cli("check", claims, "--offline", "--severity", "E_TITLE_MISMATCH=warning").code == 0
+    row = _report()["results"][0]
+    assert (row["errors"], row["warnings"]) == ([], ["E_TITLE_MISMATCH"])
+
+
+def test_config_file_then_environment_then_flag(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    claims = _only(seed, "c1")
+    (seed / "citeaudit.toml").write_text('offline = true\nmin_quote_length = 500\nout = "out/r.json"\n')
+    assert run_cli("check", claims).code == 1
+    assert _report(Path("out/r.json"))["results"][0]["errors"] == ["E_QUOTE_TOO_SHORT"]
+    monkeypatch.setenv("CITEAUDIT_MIN_QUOTE_LENGTH", "20")
+    assert run_cli("check", claims).code == 0
+    assert run_cli("check", claims, "--min-quote-length", "400").code == 1
+
+
+def test_pyproject_table_is_read(seed: Path) -> None:
+    (seed / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.citeaudit]\noffline = true\n\n'
+        '[tool.citeaudit.severity]\nE_UNCITED = "warning"\n'
+    )
+    assert run_cli("check", _only(seed, "c1", "c4")).code == 0
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("colour = 1\n", "citeaudit.toml: colour: unknown setting"),
+        ("min_quote_length = 0\n", "citeaudit.toml: min_quote_length: expected a positive integer, got 0"),
+        ("[severity]\nE_NOPE = 'warning'\n", "severity: unknown finding code 'E_NOPE'"),
+        ("[severity]\nE_UNCITED = 'off'\n", "severity.E_UNCITED: 'off' is not one of error, warning, info"),
+        (
+            "[severity]\nE_NOT_CACHED = 'warning'\n",
+            "severity.E_NOT_CACHED: a could not check outcome cannot change severity",
+        ),
+        ("offline = \n", "citeaudit.toml: not valid TOML: Invalid value (at line 1, column 11)"),
+    ],
+)
+def test_bad_configuration_exits_2(seed: Path, toml: str, message: str) -> None:
+    (seed / "citeaudit.toml").write_text(toml)
+    result = run_cli("check", "claims.json", "--offline")
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")
+
+
+def test_bad_environment_value_exits_2(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEAUDIT_OFFLINE", "perhaps")
+    result = run_cli("check", "claims.json")
+    assert result.stderr == "citeaudit: error: CITEAUDIT_OFFLINE: 'perhaps' is not a boolean (true/false)\n"
+
+
+def test_usage_errors_exit_2(seed: Path) -> None:
+    assert run_cli("check").code == 2
+    assert run_cli("check", "claims.json", "--min-quote-length", "-3").code == 2
+    result = run_cli("frobnicate")
+    assert result.code == 2
+    assert result.stderr.startswith("citeaudit: error: usage: argument command")
+
+
+def test_offline_never_opens_a_socket(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a socket was opened in offline mode")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert run_cli("check", "claims.json", "--offline").code == 1
+
+
+def _subprocess_check(cwd: Path, claims: Path, cache: Path, sources: Path, out: Path, seed: str) -> bytes:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEAUDIT_")}
+    env["PYTHONHASHSEED"] = seed
+    subprocess.run(
+        [sys.executable, "-m", "citeaudit", "check", str(claims), "--offline", "--cache", str(cache),
+         "--sources", str(sources), "--out", str(out)],
+        cwd=cwd, env=env, check=False, capture_output=True,
+    )  # fmt: skip
+    return (cwd / out).read_bytes()
+
+
+def test_report_is_byte_identical_across_hash_seeds_and_directories(tmp_path: Path) -> None:
+    case = GOLDEN / "seed000"
+    elsewhere = tmp_path / "elsewhere" / "deeper"
+    elsewhere.mkdir(parents=True)
+    shutil.copytree(case, tmp_path / "copy")
+    runs = [
+        _subprocess_check(
+            ROOT, case / "claims.json", case / "cache", case / "sources", tmp_path / "a.json", "0"
+        ),
+        _subprocess_check(
+            elsewhere, case / "claims.json", case / "cache", case / "sources", tmp_path / "b.json", "12345"
+        ),
+        _subprocess_check(
+            tmp_path / "copy", Path("claims.json"), Path("cache"), Path("sources"), Path("c.json"), "random"
+        ),
+    ]
+    assert runs[0] == runs[1] == runs[2] == (case / "expected.json").read_bytes()
