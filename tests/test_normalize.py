@@ -77,3 +77,9 @@ def test_every_found_span_normalises_back_to_the_needle(text: str, data: st.Data
     assert 0 <= start < end <= len(text)
     # The original span contains the needle once normalised.
     assert needle in normalize_with_map(text[start:end]).text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_plain_normal_form_equals_the_mapped_one(text: str) -> None:
+    assert normalize(text) == normalize_with_map(text).text.strip()

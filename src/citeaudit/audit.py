@@ -17,8 +17,9 @@ from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.doi import check_doi_syntax, normalize_doi
 from citeaudit.checks.metadata import check_first_author, check_title, check_year, display_title
 from citeaudit.checks.numbers import check_numbers
-from citeaudit.checks.quote import Snapshot, check_quote
+from citeaudit.checks.quote import check_quote
 from citeaudit.checks.structure import check_uncited, index_citations
+from citeaudit.locate import SourceText
 from citeaudit.model import (
     Citation,
     Claim,
@@ -33,6 +34,7 @@ from citeaudit.model import (
     Span,
     Submission,
 )
+from citeaudit.parallel import run_items
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.sources.interface import SnapshotStore
 
@@ -46,6 +48,7 @@ class AuditSettings:
     min_quote_length: int = DEFAULT_MIN_QUOTE_LENGTH
     severity: Mapping[str, str] = field(default_factory=dict)
     offline: bool = False
+    jobs: int = 1  # processes for the per-source checks; the report is the same for any value
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,60 +103,60 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     return rows, orphans
 
 
+# What checking one citation adds to its row: findings, quote span, record.
+_Outcome = tuple[list[Finding], Span | None, Record | None]
+
+
 def _check_doi_group(
-    rows: list[_Pending],
+    doi: str,
+    citations: list[Citation],
     answer: Resolution,
     snapshots: SnapshotStore,
     settings: AuditSettings,
     make: FindingMaker,
-) -> None:
+) -> list[_Outcome]:
     """All citations of one DOI: one registry answer, one snapshot read."""
     if answer.status is ResolutionStatus.UNAVAILABLE:
-        for row in rows:
-            row.findings.append(make(answer.code, answer.reason))
-        return
+        return [([make(answer.code, answer.reason)], None, None) for _ in citations]
     if answer.status is ResolutionStatus.NOT_FOUND:
-        for row in rows:
-            row.findings.append(make("E_DOI_NOT_FOUND", f"{row.doi} is not registered"))
-        return
+        return [([make("E_DOI_NOT_FOUND", f"{doi} is not registered")], None, None) for _ in citations]
     record = answer.record
     assert record is not None
-    snapshot: Snapshot | None = None
+    snapshot: SourceText | None = None
     loaded = False
-    for row in rows:
-        assert row.citation is not None
-        assert isinstance(row.citation.source, DoiSource)
-        source = row.citation.source
-        row.record = record
+    outcomes: list[_Outcome] = []
+    for citation in citations:
+        source = citation.source
+        assert isinstance(source, DoiSource)
+        findings: list[Finding] = []
         if source.title is not None:
-            row.findings += check_title(source.title, record, make)
+            findings += check_title(source.title, record, make)
         if source.year is not None:
-            row.findings += check_year(source.year, record, make)
+            findings += check_year(source.year, record, make)
         if source.first_author is not None:
-            row.findings += check_first_author(source.first_author, record, make)
-        if not loaded and row.citation.quote is not None:
-            text = snapshots.text_for_doi(row.doi or record.doi)
-            snapshot = Snapshot(text) if text is not None else None
+            findings += check_first_author(source.first_author, record, make)
+        if not loaded and citation.quote is not None:
+            text = snapshots.text_for_doi(doi)
+            snapshot = SourceText(text) if text is not None else None
             loaded = True
-        findings, row.location = check_quote(row.citation.quote, snapshot, settings.min_quote_length, make)
-        row.findings += findings
+        quote_findings, location = check_quote(citation.quote, snapshot, settings.min_quote_length, make)
+        outcomes.append((findings + quote_findings, location, record))
+    return outcomes
 
 
-def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> None:
-    cited = [r for r in rows if r.citation is not None]
+def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
+    """The claim's numbers against all its quotes (a claim-level finding)."""
+    cited = [r.citation for r in rows if r.citation is not None]
     if not cited:
-        return
-    quotes = [r.citation.quote for r in cited if r.citation is not None and r.citation.quote is not None]
+        return []
+    quotes = [c.quote for c in cited if c.quote is not None]
     years: set[int] = set()
-    for r in cited:
-        assert r.citation is not None
-        if isinstance(r.citation.source, DoiSource) and r.citation.source.year is not None:
+    for r in rows:
+        if r.citation is not None and isinstance(r.citation.source, DoiSource) and r.citation.source.year:
             years.add(r.citation.source.year)
         if r.record is not None:
             years.update(r.record.year_values)
-    findings = check_numbers(claim.text, quotes, years, make, len(cited))
-    # A claim-level finding, reported on the claim's first citation (the seed's place for it).
-    cited[0].findings += findings
+    return check_numbers(claim.text, quotes, years, make, len(cited))
 
 
 def _claim_status(rows: list[_Pending]) -> ClaimStatus:
@@ -218,17 +221,34 @@ def audit(
             )
 
     answers = resolver.resolve_many(sorted(by_doi)) if by_doi else {}
-    for doi, group in by_doi.items():
-        _check_doi_group(group, answers[doi], snapshots, settings, make)
+    groups = list(by_doi.items())
+
+    def check_group(i: int) -> list[_Outcome]:
+        doi, group = groups[i]
+        citations = [row.citation for row in group if row.citation is not None]
+        return _check_doi_group(doi, citations, answers[doi], snapshots, settings, make)
+
+    jobs = settings.jobs
+    for (_, group), outcomes in zip(groups, run_items(check_group, len(groups), jobs), strict=True):
+        for row, (findings, location, record) in zip(group, outcomes, strict=True):
+            row.findings += findings
+            row.location, row.record = location, record
 
     claim_rows: dict[str, list[_Pending]] = {}
     for row in rows:
         assert row.claim is not None
         claim_rows.setdefault(row.claim.id, []).append(row)
+    ordered = sorted(submission.claims, key=lambda c: c.id)
+    numbers = run_items(
+        lambda i: _check_numbers(ordered[i], claim_rows[ordered[i].id], make), len(ordered), jobs
+    )
     claims: list[ClaimResult] = []
-    for claim in sorted(submission.claims, key=lambda c: c.id):
+    for claim, findings in zip(ordered, numbers, strict=True):
         own = claim_rows[claim.id]
-        _check_numbers(claim, own, make)
+        # Reported on the claim's first citation, the seed's place for it.
+        first = next((r for r in own if r.citation is not None), None)
+        if first is not None:
+            first.findings += findings
         ids = tuple(r.citation_id for r in own if r.citation_id is not None)
         claims.append(ClaimResult(claim.id, claim.kind, _claim_status(own), ids))
 

@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CODE=LEVEL",
         help="change the severity of a finding code (error, warning, info); repeatable",
     )
+    check.add_argument(
+        "--jobs",
+        type=_positive,
+        help="processes for the per-source checks; the report is the same for any value "
+        "[CITEAUDIT_JOBS; the number of CPUs]",
+    )
     check.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
     return parser
 
@@ -101,7 +107,7 @@ def _effective(args: argparse.Namespace, config: Config) -> Config:
     """Flags win over the environment and the configuration file."""
     changes: dict[str, object] = {
         name: getattr(args, name)
-        for name in ("cache", "sources", "out", "mailto", "offline", "min_quote_length")
+        for name in ("cache", "sources", "out", "mailto", "offline", "min_quote_length", "jobs")
         if getattr(args, name) is not None
     }
     if args.severity:
@@ -123,7 +129,10 @@ def _run_check(args: argparse.Namespace, stdout: TextIO) -> int:
     _online_resolver_unavailable(config)
     resolver = CachingResolver(DoiCache(config.cache), upstream=None)
     settings = AuditSettings(
-        min_quote_length=config.min_quote_length, severity=config.severity, offline=config.offline
+        min_quote_length=config.min_quote_length,
+        severity=config.severity,
+        offline=config.offline,
+        jobs=config.jobs,
     )
     report = audit(
         submission, resolver=resolver, snapshots=SnapshotDirectory(config.sources), settings=settings

@@ -18,6 +18,7 @@ from typing import Any
 from citeaudit.audit import DEFAULT_MIN_QUOTE_LENGTH
 from citeaudit.errors import ConfigError
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from citeaudit.parallel import available_cpus
 
 __all__ = ["ENV_VARS", "Config", "load_config"]
 
@@ -32,6 +33,7 @@ class Config:
     min_quote_length: int = DEFAULT_MIN_QUOTE_LENGTH
     max_input_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
+    jobs: int = field(default_factory=available_cpus)
     severity: Mapping[str, str] = field(default_factory=dict)
     origin: str = "defaults"  # where the file settings came from, for messages
 
@@ -46,9 +48,10 @@ ENV_VARS = {
     "min_quote_length": "CITEAUDIT_MIN_QUOTE_LENGTH",
     "max_input_bytes": "CITEAUDIT_MAX_INPUT_BYTES",
     "max_depth": "CITEAUDIT_MAX_DEPTH",
+    "jobs": "CITEAUDIT_JOBS",
 }
 _PATHS = {"cache", "sources", "out"}
-_INTS = {"min_quote_length", "max_input_bytes", "max_depth"}
+_INTS = {"min_quote_length", "max_input_bytes", "max_depth", "jobs"}
 
 
 def _find_file(cwd: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -19,6 +19,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "NormalizedText",
@@ -39,11 +40,12 @@ QUOTE_CHARS = (
 INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 DASH_CHARS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
-_DASH_RE = re.compile(f"[{DASH_CHARS}]")
-_DROP = re.escape(QUOTE_CHARS + INVISIBLE_CHARS)
-# Runs that normalisation changes: two or more of whitespace/dropped characters,
-# a single dropped character, or a single whitespace other than a plain space.
-_RUN_RE = re.compile(rf"[\s{_DROP}]{{2,}}|[{_DROP}]|[^\S ]")
+_DROP_SET = frozenset(QUOTE_CHARS + INVISIBLE_CHARS)
+_DASH_SET = frozenset(DASH_CHARS)
+# Whitespace other than the plain space (what str.isspace() accepts).
+_OTHER_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# Characters stage 2 changes. One plain character class: it scans fastest.
+_SPECIAL_RE = re.compile(f"[{re.escape(QUOTE_CHARS + INVISIBLE_CHARS + DASH_CHARS)}{_OTHER_SPACE}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,22 +145,59 @@ def _stage1(text: str) -> tuple[str, _SegmentMap]:
     return "\n".join(parts), _SegmentMap(segments)
 
 
+def _is_gap(c: str) -> bool:
+    return c.isspace() or c in _DROP_SET
+
+
+def _changed_runs(text: str) -> list[tuple[int, int, str]]:
+    """Runs that stage 2 changes, with their replacement, in order.
+
+    A run of whitespace and dropped characters becomes one space if it holds
+    any whitespace, else nothing; a dash becomes ``-``. Found from a scan for
+    special characters and for double spaces, then widened to whole runs.
+    """
+    seeds = [m.start() for m in _SPECIAL_RE.finditer(text)]
+    at = text.find("  ")
+    while at != -1:
+        seeds.append(at)
+        at = text.find("  ", at + 2)
+    seeds.sort()
+    runs: list[tuple[int, int, str]] = []
+    end = -1
+    n = len(text)
+    for pos in seeds:
+        if pos < end:
+            continue  # inside the run just emitted
+        c = text[pos]
+        if c in _DASH_SET:
+            runs.append((pos, pos + 1, "-"))
+            end = pos + 1
+            continue
+        start = pos
+        while start > 0 and _is_gap(text[start - 1]) and start - 1 >= end:
+            start -= 1
+        end = pos + 1
+        while end < n and _is_gap(text[end]):
+            end += 1
+        run = text[start:end]
+        repl = " " if any(ch.isspace() for ch in run) else ""
+        if run != repl:
+            runs.append((start, end, repl))
+    return runs
+
+
 def _stage2(text: str) -> tuple[str, _SegmentMap]:
-    text = _DASH_RE.sub("-", text)
     segments: list[_Segment] = []
     parts: list[str] = []
     last = out_pos = 0
-    for m in _RUN_RE.finditer(text):
-        run = m.group()
-        repl = " " if any(c.isspace() for c in run) else ""
-        if run == repl:
-            continue
-        parts.append(text[last : m.start()])
-        out_pos += m.start() - last
-        segments.append(_Segment(out_pos, len(repl), m.start(), len(run)))
+    for start, end, repl in _changed_runs(text):
+        parts.append(text[last:start])
+        out_pos += start - last
+        if len(repl) != end - start:
+            segments.append(_Segment(out_pos, len(repl), start, end - start))
         parts.append(repl)
         out_pos += len(repl)
-        last = m.end()
+        last = end
     parts.append(text[last:])
     return "".join(parts), _SegmentMap(segments)
 
@@ -170,9 +209,20 @@ def normalize_with_map(text: str) -> NormalizedText:
     return NormalizedText(s2, map1, map2)
 
 
+_DROP_RE = re.compile(f"[{re.escape(QUOTE_CHARS + INVISIBLE_CHARS)}]")
+_DASH_RE = re.compile(f"[{re.escape(DASH_CHARS)}]")
+
+
 def normalize(text: str) -> str:
-    """The normal form alone, stripped (for quotes, titles and names)."""
-    return normalize_with_map(text).text.strip()
+    """The normal form alone, stripped (for quotes, titles and names).
+
+    Equal to ``normalize_with_map(text).text.strip()``; where the text folds
+    one-to-one it is computed with whole-string operations instead.
+    """
+    folded = text.casefold()
+    if len(folded) != len(text) or not unicodedata.is_normalized("NFKC", text):
+        return normalize_with_map(text).text.strip()
+    return " ".join(_DASH_RE.sub("-", _DROP_RE.sub("", folded)).split())
 
 
 _TAG_RE = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
@@ -196,6 +246,7 @@ def clean_markup(text: str) -> str:
 _TRAILING_RE = re.compile(r"[\s.;,:]+$")
 
 
+@lru_cache(maxsize=65536)
 def normalize_title(title: str) -> str:
     """Title normal form: markup removed, normalised, trailing full stop dropped."""
     return _TRAILING_RE.sub("", normalize(clean_markup(title)))
@@ -204,6 +255,7 @@ def normalize_title(title: str) -> str:
 _NAME_PUNCT_RE = re.compile(r"[.,;:()\[\]]")
 
 
+@lru_cache(maxsize=65536)
 def fold_name(name: str) -> str:
     """Name normal form: normalised, diacritics folded, hyphens unified.
 

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.quote import Snapshot, check_quote
+from citeaudit.checks.quote import check_quote
+from citeaudit.locate import SourceText as Snapshot
 from citeaudit.model import Span
 
 MAKE = FindingMaker()

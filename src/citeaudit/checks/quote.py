@@ -9,45 +9,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
-
-from rapidfuzz import fuzz
+from collections.abc import Callable
 
 from citeaudit.checks.codes import FindingMaker
+from citeaudit.locate import SourceText
 from citeaudit.model import Finding, Span
-from citeaudit.normalize import (
-    DASH_CHARS,
-    INVISIBLE_CHARS,
-    QUOTE_CHARS,
-    NormalizedText,
-    normalize,
-    normalize_with_map,
-)
+from citeaudit.normalize import DASH_CHARS, INVISIBLE_CHARS, QUOTE_CHARS, normalize
 
-__all__ = ["Snapshot", "check_quote", "quote_differences"]
+__all__ = ["check_quote", "quote_differences"]
 
 MAX_LISTED_OCCURRENCES = 20
-
-
-@dataclass(slots=True)
-class Snapshot:
-    """A source text; its normal form is computed once, and only if needed."""
-
-    text: str
-    _normalized: NormalizedText | None = field(default=None, repr=False)
-
-    @property
-    def normalized(self) -> NormalizedText:
-        if self._normalized is None:
-            self._normalized = normalize_with_map(self.text)
-        return self._normalized
-
 
 _DROP = str.maketrans("", "", QUOTE_CHARS + INVISIBLE_CHARS)
 _DASH = re.compile(f"[{DASH_CHARS}]")
 
-# Each difference normalisation can hide, and how to undo only that one.
-_STEPS: tuple[tuple[str, object], ...] = (
+# Each difference normalisation can hide, and how to apply only that one.
+_STEPS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("unicode forms", lambda t: unicodedata.normalize("NFKC", t)),
     ("letter case", str.casefold),
     ("dashes", lambda t: _DASH.sub("-", t)),
@@ -59,31 +36,13 @@ _STEPS: tuple[tuple[str, object], ...] = (
 def _apply(text: str, skip: str | None) -> str:
     for name, step in _STEPS:
         if name != skip:
-            text = step(text)  # type: ignore[operator]
+            text = step(text)
     return text
 
 
 def quote_differences(source: str, quote: str) -> list[str]:
     """Which normalisations the match needed (those it cannot do without)."""
     return [name for name, _ in _STEPS if _apply(source, name) != _apply(quote, name)]
-
-
-def _occurrences(text: str, needle: str) -> list[int]:
-    found: list[int] = []
-    at = text.find(needle)
-    while at != -1 and len(found) < MAX_LISTED_OCCURRENCES:
-        found.append(at)
-        at = text.find(needle, at + 1)
-    return found
-
-
-def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen a span so it neither starts nor ends inside a word."""
-    while start > 0 and text[start - 1].isalnum():
-        start -= 1
-    while end < len(text) and text[end].isalnum():
-        end += 1
-    return start, end
 
 
 def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding]:
@@ -93,13 +52,13 @@ def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding
         make(
             "I_QUOTE_REPEATED",
             f"the quote occurs {total} times in the snapshot; the first is reported",
-            suggestion={"occurrences": [s.to_json() for s in spans], "count": total},
+            suggestion={"count": total, "occurrences": [s.to_json() for s in spans]},
         )
     ]
 
 
 def check_quote(
-    quote: str | None, snapshot: Snapshot | None, min_length: int, make: FindingMaker
+    quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker
 ) -> tuple[list[Finding], Span | None]:
     """Findings, and the span of the quote in the snapshot when it was found."""
     if quote is None:
@@ -116,38 +75,32 @@ def check_quote(
     if snapshot is None:
         return [make("E_NO_SNAPSHOT", "no text snapshot of the cited work to search the quote in")], None
 
-    text = snapshot.text
-    at = text.find(quote)
-    if at != -1:
-        span = Span(at, at + len(quote))
-        total = text.count(quote)
-        spans = [Span(a, a + len(quote)) for a in _occurrences(text, quote)]
-        return _repeated(make, spans, total), span
+    spans, total = snapshot.find_exact(quote, MAX_LISTED_OCCURRENCES)
+    if spans:
+        return _repeated(make, spans, total), spans[0]
 
-    norm = snapshot.normalized
-    starts = _occurrences(norm.text, needle)
-    if starts:
-        spans = [Span(*norm.original_span(a, a + len(needle))) for a in starts]
+    spans, total = snapshot.find_normalized(needle, MAX_LISTED_OCCURRENCES)
+    if spans:
         span = spans[0]
-        differences = quote_differences(text[span.start : span.end], quote)
+        source_text = snapshot.text[span.start : span.end]
+        differences = quote_differences(source_text, quote) or ["unicode forms"]
         findings = [
             make(
                 "I_QUOTE_NORMALIZED",
-                "the quote matches only after normalisation: " + ", ".join(differences or ["unicode forms"]),
+                "the quote matches only after normalisation: " + ", ".join(differences),
                 location=span,
-                suggestion={"differences": differences, "source_text": text[span.start : span.end]},
+                suggestion={"differences": differences, "source_text": source_text},
             )
         ]
-        return findings + _repeated(make, spans, norm.text.count(needle)), span
+        return findings + _repeated(make, spans, total), span
 
+    closest = snapshot.closest(needle)
     suggestion = None
-    best = fuzz.partial_ratio_alignment(needle, norm.text)
-    if best is not None and best.dest_end > best.dest_start:
-        start, end = _whole_words(text, *norm.original_span(best.dest_start, best.dest_end))
+    if closest is not None:
         suggestion = {
-            "closest": text[start:end],
-            "similarity": round(best.score / 100, 3),
-            "span": {"start": start, "end": end},
+            "closest": snapshot.text[closest.span.start : closest.span.end],
+            "similarity": closest.similarity,
+            "span": closest.span.to_json(),
         }
     return [
         make(

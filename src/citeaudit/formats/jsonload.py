@@ -85,6 +85,22 @@ def _walk(document: Any, max_depth: int) -> tuple[list[str | int], str] | None:
     return None
 
 
+def _too_deep_or_repeated(document: Any, max_depth: int) -> bool:
+    """Fast pass over containers only; paths are found by _walk when needed."""
+    stack: list[tuple[Any, int]] = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > max_depth or isinstance(value, _DuplicateKeys):
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        if children and depth + 1 > max_depth:
+            return True
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
+
+
 def load_json_bytes(data: bytes, name: str, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse JSON bytes with the rules above."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -103,7 +119,9 @@ def load_json_bytes(data: bytes, name: str, max_depth: int = DEFAULT_MAX_DEPTH) 
         raise InputError(name, "", f"nesting deeper than {max_depth} levels") from None
     except ValueError as e:  # NaN/Infinity, integers too long to convert
         raise InputError(name, "", f"invalid JSON: {e}") from None
-    problem = _walk(document, max_depth)
+    problem = None
+    if isinstance(document, (dict, list)) and _too_deep_or_repeated(document, max_depth):
+        problem = _walk(document, max_depth)
     if problem is not None:
         path, message = problem
         raise InputError(name, json_path(path), message)

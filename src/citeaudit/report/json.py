@@ -43,18 +43,21 @@ def _row_status(row: Row) -> str:
 
 
 def _row(row: Row) -> dict[str, Any]:
+    labels: dict[Severity, list[str]] = {Severity.ERROR: [], Severity.WARNING: [], Severity.INFO: []}
+    for f in row.findings:
+        labels[f.severity].append(f.label)
     out: dict[str, Any] = {
         "citation": row.citation_id,
         "claim": row.claim_id,
         "doi": row.doi,
-        "errors": [f.label for f in row.findings if f.severity is Severity.ERROR],
+        "errors": labels[Severity.ERROR],
         "findings": [f.to_json() for f in row.findings],
         "location": row.location.to_json() if row.location else None,
-        "notes": [f.label for f in row.findings if f.severity is Severity.INFO],
+        "notes": labels[Severity.INFO],
         "record": row.record,
         "source": _source(row.citation),
         "status": _row_status(row),
-        "warnings": [f.label for f in row.findings if f.severity is Severity.WARNING],
+        "warnings": labels[Severity.WARNING],
     }
     if row.citation is not None:
         out["quote"] = row.citation.quote
@@ -105,6 +108,26 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+_dumps = _ENCODER.encode
+
+
 def render_json(report: Report) -> bytes:
-    text = json.dumps(report_to_dict(report), ensure_ascii=False, sort_keys=True, indent=2)
-    return (text + "\n").encode("utf-8")
+    """Top-level keys one per line, each claim and result on a line of its own.
+
+    A diff of two reports then shows one line per changed citation, and the
+    compact rows go through the C encoder (indenting every level would not).
+    """
+    data = report_to_dict(report)
+    lines = ["{"]
+    keys = sorted(data)
+    for i, key in enumerate(keys):
+        value = data[key]
+        comma = "," if i < len(keys) - 1 else ""
+        if key in ("claims", "results") and value:
+            rows = ",\n    ".join(_dumps(v) for v in value)
+            lines.append(f"  {_dumps(key)}: [\n    {rows}\n  ]{comma}")
+        else:
+            lines.append(f"  {_dumps(key)}: {_dumps(value)}{comma}")
+    lines.append("}")
+    return ("\n".join(lines) + "\n").encode("utf-8")

@@ -9,6 +9,8 @@ __all__ = ["SnapshotStore", "normalize_newlines"]
 
 def normalize_newlines(text: str) -> str:
     """CRLF and CR become LF: offsets are defined over this text (seeds 002, 003)."""
+    if "\r" not in text:
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -1,0 +1,249 @@
+"""Finding a quote in a source text: exact, normalised, or the closest passage.
+
+Normalising a whole 100 KB text with its offset map costs milliseconds, so the
+normalised search avoids it where it can prove it may:
+
+* The text is casefolded once (C speed); when it is NFKC already and casefolds
+  one-to-one, positions in the folded text are positions in the original.
+* An *anchor* is a word of the normalised quote (letters and digits only).
+  Every occurrence of the quote in the normalised text contains the anchor,
+  and the anchor's preimage is the anchor itself, possibly with quotation
+  marks or invisible characters inside. So if the anchor occurs as often in
+  the folded text as in the folded text with those characters removed, every
+  occurrence of the quote lies around a literal occurrence of the anchor.
+* Around each anchor occurrence a window wide enough to hold the quote's
+  preimage is normalised with its map and searched.
+
+Whenever a condition does not hold (text not NFKC, anchor too common or
+broken by a quotation mark, no anchor at all), the whole text is normalised
+with its map instead. Both paths return the same spans.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from citeaudit.model import Span
+from citeaudit.normalize import INVISIBLE_CHARS, QUOTE_CHARS, NormalizedText, normalize, normalize_with_map
+
+__all__ = ["Closest", "SourceText"]
+
+RARE_ENOUGH = 8
+MAX_ANCHOR_HITS = 200  # a rarer anchor is needed above this many windows
+MAX_CLOSEST_WINDOWS = 3  # the best-supported places where the quote's words cluster
+MAX_CLOSEST_HITS = 50  # a word more common than this says nothing about where the quote is
+_WORD_RE = re.compile(r"[^\W_]+")
+_DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class Closest:
+    """The passage most like a quote that was not found (a diagnostic)."""
+
+    span: Span
+    similarity: float
+
+
+def _anchors(needle: str, count: int) -> list[tuple[int, str]]:
+    """The longest words of the normalised quote, with their offsets."""
+    words = {m.group(): m.start() for m in reversed(list(_WORD_RE.finditer(needle)))}
+    ranked = sorted(words.items(), key=lambda kv: (-len(kv[0]), kv[1]))
+    return [(offset, word) for word, offset in ranked[:count] if len(word) >= 2]
+
+
+@dataclass(slots=True)
+class SourceText:
+    """A source text with lazily built search forms; offsets are into ``text``."""
+
+    text: str
+    _folded: str | None = field(default=None, repr=False)
+    _one_to_one: bool | None = field(default=None, repr=False)
+    _no_drop: str | None = field(default=None, repr=False)
+    _normalized: NormalizedText | None = field(default=None, repr=False)
+    _positions: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
+
+    # -- lazily built forms --------------------------------------------------
+
+    @property
+    def folded(self) -> str | None:
+        """Casefolded text, if it maps one-to-one onto the original; else None."""
+        if self._one_to_one is None:
+            folded = self.text.casefold()
+            self._one_to_one = len(folded) == len(self.text) and unicodedata.is_normalized("NFKC", self.text)
+            self._folded = folded if self._one_to_one else None
+        return self._folded
+
+    @property
+    def no_drop(self) -> str:
+        """The folded text without quotation marks and invisible characters.
+
+        Removed one character at a time, and only those present: a membership
+        test per character is several times faster than a regex over a wide string.
+        """
+        if self._no_drop is None:
+            text = self.folded or ""
+            for char in _DROP_CHARS:
+                if char in text:
+                    text = text.replace(char, "")
+            self._no_drop = text
+        return self._no_drop
+
+    @property
+    def normalized(self) -> NormalizedText:
+        if self._normalized is None:
+            self._normalized = normalize_with_map(self.text)
+        return self._normalized
+
+    def positions(self, word: str, cap: int) -> list[int] | None:
+        """Where ``word`` occurs in the folded text; None if more than ``cap`` times.
+
+        One scan that stops early for common words; remembered per word.
+        """
+        if word in self._positions:
+            found = self._positions[word]
+            return found if found is None or len(found) <= cap else None
+        folded = self.folded or ""
+        hits: list[int] | None = []
+        at = folded.find(word)
+        while at != -1:
+            assert hits is not None
+            if len(hits) == MAX_ANCHOR_HITS:
+                hits = None
+                break
+            hits.append(at)
+            at = folded.find(word, at + len(word))
+        self._positions[word] = hits
+        return hits if hits is None or len(hits) <= cap else None
+
+    # -- searches --------------------------------------------------------------
+
+    def find_exact(self, quote: str, limit: int) -> tuple[list[Span], int]:
+        """Spans of the literal quote (at most ``limit``) and their total count."""
+        spans: list[Span] = []
+        total = 0
+        at = self.text.find(quote)
+        while at != -1:
+            if total < limit:
+                spans.append(Span(at, at + len(quote)))
+            total += 1
+            at = self.text.find(quote, at + 1)
+        return spans, total
+
+    def find_normalized(self, needle: str, limit: int) -> tuple[list[Span], int]:
+        """Spans in the original text whose normal form is ``needle``."""
+        windowed = self._find_in_windows(needle)
+        if windowed is not None:
+            return windowed[:limit], len(windowed)
+        norm = self.normalized
+        spans: list[Span] = []
+        total = 0
+        at = norm.text.find(needle)
+        while at != -1:
+            if total < limit:
+                spans.append(Span(*norm.original_span(at, at + len(needle))))
+            total += 1
+            at = norm.text.find(needle, at + 1)
+        return spans, total
+
+    def closest(self, needle: str) -> Closest | None:
+        """The passage most like the quote, looked for where its words cluster."""
+        folded = self.folded
+        if folded is None:
+            return self._closest_in(self.normalized, 0, needle)
+        # Where would the quote start if this word of it were in place?
+        starts: list[tuple[int, str]] = []
+        for offset, word in _anchors(needle, 4):
+            hits = self.positions(word, MAX_CLOSEST_HITS) if len(word) >= 3 else None
+            starts.extend((at - offset, word) for at in hits or ())
+        if not starts:
+            return None
+        starts.sort()
+        clusters: list[tuple[int, int]] = []  # (-distinct words, start)
+        tolerance = len(needle) // 2 + 8
+        i = 0
+        while i < len(starts):
+            j = i
+            while j + 1 < len(starts) and starts[j + 1][0] - starts[i][0] <= tolerance:
+                j += 1
+            clusters.append((-len({w for _, w in starts[i : j + 1]}), starts[i][0]))
+            i = j + 1
+        best: Closest | None = None
+        for _, start in sorted(clusters)[:MAX_CLOSEST_WINDOWS]:
+            lo = max(0, start - len(needle) // 2)
+            hi = min(len(self.text), start + len(needle) * 2)
+            found = self._closest_in(normalize_with_map(self.text[lo:hi]), lo, needle)
+            if found is not None and (best is None or found.similarity > best.similarity):
+                best = found
+        return best
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _closest_in(self, norm: NormalizedText, base: int, needle: str) -> Closest | None:
+        if not norm.text:
+            return None
+        hit = fuzz.partial_ratio_alignment(needle, norm.text)
+        if hit is None or hit.dest_end <= hit.dest_start:
+            return None
+        start, end = norm.original_span(hit.dest_start, hit.dest_end)
+        start, end = self._whole_words(base + start, base + end)
+        return Closest(Span(start, end), round(hit.score / 100, 3))
+
+    def _whole_words(self, start: int, end: int) -> tuple[int, int]:
+        text = self.text
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+        while end < len(text) and text[end].isalnum():
+            end += 1
+        return start, end
+
+    def _reach(self, at: int, need: int, step: int) -> int:
+        """Move from ``at`` (step -1 or +1) until the text in between
+        normalises to more than ``need`` characters, or the text ends."""
+        width = 2 * need + 64
+        while True:
+            if step < 0:
+                edge = max(0, at - width)
+                piece = self.text[edge:at]
+            else:
+                edge = min(len(self.text), at + width)
+                piece = self.text[at:edge]
+            # normalize() strips the ends; one character of slack covers that.
+            if edge in (0, len(self.text)) or len(normalize(piece)) > need + 1:
+                return edge
+            width *= 2
+
+    def _window(self, at: int, before: int, after: int) -> tuple[int, int]:
+        return self._reach(at, before, -1), self._reach(at, after, +1)
+
+    def _find_in_windows(self, needle: str) -> list[Span] | None:
+        """All occurrences via anchor windows, or None when that is not provably complete."""
+        folded = self.folded
+        if folded is None:
+            return None
+        candidates = []
+        for offset, word in _anchors(needle, 3):
+            hits = self.positions(word, MAX_ANCHOR_HITS)
+            if hits is not None:
+                candidates.append((len(hits), offset, word, hits))
+                if len(hits) <= RARE_ENOUGH:
+                    break  # long words are rare: usually the first anchor will do
+        if not candidates:
+            return None
+        count, offset, word, hits = min(candidates, key=lambda c: c[:3])
+        # The rarest anchor must occur literally wherever it occurs at all.
+        if self.no_drop.count(word) != count:
+            return None
+        spans: set[Span] = set()
+        for at in hits:
+            start, end = self._window(at, offset, len(needle) - offset)
+            norm = normalize_with_map(self.text[start:end])
+            pos = norm.text.find(needle)
+            while pos != -1:
+                lo, hi = norm.original_span(pos, pos + len(needle))
+                spans.add(Span(start + lo, start + hi))
+                pos = norm.text.find(needle, pos + 1)
+        return sorted(spans, key=lambda s: (s.start, s.end))

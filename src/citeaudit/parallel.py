@@ -1,0 +1,55 @@
+"""Spread independent work items over processes forked from this one.
+
+Used by the audit for its per-source groups: each item reads and searches one
+source text, which is CPU-bound Python, so threads would not help. Workers are
+forked after the inputs are in memory, so nothing but the results crosses a
+process boundary, and results come back in item order: the report does not
+depend on the number of jobs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+__all__ = ["available_cpus", "can_fork", "run_items"]
+
+R = TypeVar("R")
+
+_WORK: Callable[[int], object] | None = None
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Fork is safe and cheap on Linux; elsewhere the work stays in-process."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _run_chunk(bounds: tuple[int, int]) -> list[object]:
+    assert _WORK is not None
+    return [_WORK(i) for i in range(*bounds)]
+
+
+def run_items(work: Callable[[int], R], count: int, jobs: int, chunks_per_job: int = 16) -> Sequence[R]:
+    """``[work(0), …, work(count - 1)]``, computed by up to ``jobs`` processes."""
+    global _WORK
+    if jobs <= 1 or count < 2 * jobs or not can_fork():
+        return [work(i) for i in range(count)]
+    size = max(1, -(-count // (jobs * chunks_per_job)))
+    bounds = [(start, min(count, start + size)) for start in range(0, count, size)]
+    _WORK = work
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_run_chunk, bounds, chunksize=1)
+    finally:
+        _WORK = None
+    return [item for part in parts for item in part]  # type: ignore[misc]
