@@ -1,9 +1,10 @@
 """The core: one call from a submission to a report.
 
-It never reads argv, prints or exits; the resolver and the snapshot store are
-handed in, so the same call serves the CLI, the library and the services.
-Citations of one DOI are checked together, so each snapshot is read and
-normalised at most once per audit.
+It never reads argv, prints or exits; the resolver, the snapshot store, the
+corpus and the evidence store are handed in, so the same call serves the CLI,
+the library and the services. Citations are checked in groups, one per cited
+source (a DOI, a corpus document, a store source), so each text is read and
+searched at most once per audit; groups run in ``settings.jobs`` processes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from citeaudit.checks.doi import check_doi_syntax, normalize_doi
 from citeaudit.checks.metadata import check_first_author, check_title, check_year, display_title
 from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
+from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
 from citeaudit.locate import SourceText
 from citeaudit.model import (
@@ -30,13 +32,16 @@ from citeaudit.model import (
     Finding,
     Outcome,
     Report,
+    ReportStatus,
     Row,
     Span,
+    StoreSource,
     Submission,
 )
 from citeaudit.parallel import run_items
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
-from citeaudit.sources.interface import SnapshotStore
+from citeaudit.sources.corpus import Corpus
+from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
 
 __all__ = ["AuditSettings", "audit"]
 
@@ -68,7 +73,20 @@ class _Pending:
     findings: list[Finding] = field(default_factory=list)
     doi: str | None = None
     location: Span | None = None
-    record: Record | None = None
+    lines: tuple[int, int] | None = None
+    record: dict[str, Any] | None = None
+    years: tuple[int, ...] = ()  # the cited work's years, which the numbers check exempts
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """What checking one citation adds to its row."""
+
+    findings: list[Finding]
+    location: Span | None = None
+    lines: tuple[int, int] | None = None
+    record: dict[str, Any] | None = None
+    years: tuple[int, ...] = ()
 
 
 def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], list[_Pending]]:
@@ -103,45 +121,153 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     return rows, orphans
 
 
-# What checking one citation adds to its row: findings, quote span, record.
-_Outcome = tuple[list[Finding], Span | None, Record | None]
+def _lines(text: str, span: Span) -> tuple[int, int]:
+    return text.count("\n", 0, span.start) + 1, text.count("\n", 0, max(span.start, span.end - 1)) + 1
 
 
-def _check_doi_group(
-    doi: str,
-    citations: list[Citation],
-    answer: Resolution,
-    snapshots: SnapshotStore,
-    settings: AuditSettings,
-    make: FindingMaker,
-) -> list[_Outcome]:
-    """All citations of one DOI: one registry answer, one snapshot read."""
-    if answer.status is ResolutionStatus.UNAVAILABLE:
-        return [([make(answer.code, answer.reason)], None, None) for _ in citations]
-    if answer.status is ResolutionStatus.NOT_FOUND:
-        return [([make("E_DOI_NOT_FOUND", f"{doi} is not registered")], None, None) for _ in citations]
-    record = answer.record
-    assert record is not None
-    snapshot: SourceText | None = None
-    loaded = False
-    outcomes: list[_Outcome] = []
-    for citation in citations:
-        source = citation.source
-        assert isinstance(source, DoiSource)
-        findings: list[Finding] = []
-        if source.title is not None:
-            findings += check_title(source.title, record, make)
-        if source.year is not None:
-            findings += check_year(source.year, record, make)
-        if source.first_author is not None:
-            findings += check_first_author(source.first_author, record, make)
-        if not loaded and citation.quote is not None:
-            text = snapshots.text_for_doi(doi)
-            snapshot = SourceText(text) if text is not None else None
-            loaded = True
-        quote_findings, location = check_quote(citation.quote, snapshot, settings.min_quote_length, make)
-        outcomes.append((findings + quote_findings, location, record))
-    return outcomes
+def _record_summary(record: Record) -> dict[str, Any]:
+    return {
+        "agency": record.agency,
+        "doi": record.doi,
+        "title": display_title(record),
+        "type": record.type,
+        "years": dict(record.years),
+    }
+
+
+class _Context:
+    """Everything the group checks read; built before any worker forks."""
+
+    def __init__(
+        self,
+        settings: AuditSettings,
+        make: FindingMaker,
+        snapshots: SnapshotStore,
+        answers: Mapping[str, Resolution],
+        corpus: Corpus | None,
+        stored: Mapping[str, StoredSource],
+        store_given: bool,
+    ) -> None:
+        self.settings = settings
+        self.make = make
+        self.snapshots = snapshots
+        self.answers = answers
+        self.corpus = corpus
+        self.stored = stored
+        self.store_given = store_given
+
+    # -- DOI citations ------------------------------------------------------------
+
+    def check_doi(self, doi: str, citations: list[Citation]) -> list[_Checked]:
+        """All citations of one DOI: one registry answer, one snapshot read."""
+        make, answer = self.make, self.answers[doi]
+        if answer.status is ResolutionStatus.UNAVAILABLE:
+            return [_Checked([make(answer.code, answer.reason)]) for _ in citations]
+        if answer.status is ResolutionStatus.NOT_FOUND:
+            return [_Checked([make("E_DOI_NOT_FOUND", f"{doi} is not registered")]) for _ in citations]
+        record = answer.record
+        assert record is not None
+        summary = _record_summary(record)
+        snapshot: SourceText | None = None
+        loaded = False
+        out: list[_Checked] = []
+        for citation in citations:
+            source = citation.source
+            assert isinstance(source, DoiSource)
+            findings: list[Finding] = []
+            if source.title is not None:
+                findings += check_title(source.title, record, make)
+            if source.year is not None:
+                findings += check_year(source.year, record, make)
+            if source.first_author is not None:
+                findings += check_first_author(source.first_author, record, make)
+            if not loaded and citation.quote is not None:
+                text = self.snapshots.text_for_doi(doi)
+                snapshot = SourceText(text) if text is not None else None
+                loaded = True
+            quote_findings, location = check_quote(
+                citation.quote, snapshot, self.settings.min_quote_length, make
+            )
+            lines = _lines(snapshot.text, location) if location and snapshot else None
+            out.append(_Checked(findings + quote_findings, location, lines, summary, record.year_values))
+        return out
+
+    # -- corpus documents (seed 003) -------------------------------------------------
+
+    def check_document(self, document_id: str, citations: list[Citation]) -> list[_Checked]:
+        make = self.make
+        if self.corpus is None:
+            message = f"document {document_id!r} cannot be checked: no corpus was given"
+            return [_Checked([make("E_NO_CORPUS", message)]) for _ in citations]
+        document = self.corpus.get(document_id)
+        if document is None:
+            message = f"document {document_id!r} is not in the corpus"
+            return [_Checked([make("E_DOCUMENT_MISSING", message)]) for _ in citations]
+        text = SourceText(document.text)
+        summary = {"document_id": document_id, "title": document.title, "version": document.version}
+        out: list[_Checked] = []
+        for citation in citations:
+            source = citation.source
+            assert isinstance(source, CorpusSource)
+            if source.document_version != document.version:
+                cited = source.document_version
+                message = f"version {cited!r} is cited; the corpus has version {document.version!r}"
+                finding = make("E_VERSION_MISMATCH", message, suggestion={"version": document.version})
+                out.append(_Checked([finding], record=summary))
+                continue
+            findings, location = check_range(citation, text, make)
+            lines = _lines(document.text, location) if location else None
+            out.append(_Checked(findings, location, lines, summary))
+        return out
+
+    # -- evidence-store sources (seed 002) ---------------------------------------------
+
+    def check_stored(self, source_id: str, citations: list[Citation]) -> list[_Checked]:
+        make = self.make
+        if not self.store_given:
+            message = f"source {source_id!r} cannot be checked: no evidence store was given"
+            return [_Checked([make("E_NO_STORE", message)]) for _ in citations]
+        stored = self.stored.get(source_id)
+        if stored is None:
+            message = f"source {source_id!r} is not registered in this scope of the store"
+            return [_Checked([make("E_DOCUMENT_MISSING", message)]) for _ in citations]
+        current = stored.current
+        summary: dict[str, Any] = {
+            "kind": stored.kind,
+            "locator": stored.locator,
+            "source_id": source_id,
+            "title": stored.title,
+        }
+        if current is None or current.text is None:
+            message = f"source {source_id!r} was removed from the store; its citations are no longer valid"
+            return [_Checked([make("E_SOURCE_REVOKED", message)], record=summary) for _ in citations]
+        summary |= {"digest": current.digest, "entered_at": current.entered_at, "revision": current.revision}
+        intact = digest_text(current.text) == current.digest
+        text = SourceText(current.text)
+        out: list[_Checked] = []
+        for citation in citations:
+            source = citation.source
+            assert isinstance(source, StoreSource)
+            if source.revision != current.revision:
+                relation = "was replaced by" if source.revision < current.revision else "is newer than"
+                message = f"revision {source.revision} is cited; it {relation} revision {current.revision}"
+                finding = make("E_VERSION_MISMATCH", message, suggestion=current.ref())
+                out.append(_Checked([finding], record=summary))
+                continue
+            if source.digest != current.digest or not intact:
+                message = (
+                    "the cited digest is not the digest of this revision"
+                    if intact
+                    else "the store's text of this revision does not match its recorded digest"
+                )
+                out.append(
+                    _Checked([make("E_DIGEST_MISMATCH", message, suggestion=current.ref())], record=summary)
+                )
+                continue
+            findings, location = check_range(citation, text, make)
+            lines = _lines(current.text, location) if location else None
+            out.append(_Checked(findings, location, lines, summary))
+        return out
 
 
 def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
@@ -154,12 +280,11 @@ def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> li
     for r in rows:
         if r.citation is not None and isinstance(r.citation.source, DoiSource) and r.citation.source.year:
             years.add(r.citation.source.year)
-        if r.record is not None:
-            years.update(r.record.year_values)
+        years.update(r.years)
     return check_numbers(claim.text, quotes, years, make, len(cited))
 
 
-def _claim_status(rows: list[_Pending]) -> ClaimStatus:
+def _claim_status(rows: list[_Pending], disputed: bool) -> ClaimStatus:
     errors = [f for r in rows for f in r.findings if f.severity == "error"]
     if any(f.code == "E_UNCITED" for f in errors):
         return ClaimStatus.UNSUPPORTED
@@ -167,19 +292,22 @@ def _claim_status(rows: list[_Pending]) -> ClaimStatus:
         return ClaimStatus.INVALID
     if errors:
         return ClaimStatus.UNCHECKED
+    if disputed:
+        return ClaimStatus.DISPUTED
     return ClaimStatus.REQUIRES_ENTAILMENT_CHECK
 
 
-def _record_summary(record: Record | None) -> dict[str, Any] | None:
-    if record is None:
-        return None
-    return {
-        "agency": record.agency,
-        "doi": record.doi,
-        "title": display_title(record),
-        "type": record.type,
-        "years": dict(record.years),
-    }
+def _report_status(
+    submission: Submission, claims: list[ClaimResult], orphans: list[_Pending]
+) -> ReportStatus:
+    """Seed 002's report status: invalid citations first, then gaps and disputes."""
+    statuses = {c.status for c in claims}
+    orphan_errors = any(f.severity == "error" for r in orphans for f in r.findings)
+    if ClaimStatus.INVALID in statuses or ClaimStatus.UNCHECKED in statuses or orphan_errors:
+        return ReportStatus.INVALID
+    if submission.gaps or statuses & {ClaimStatus.UNSUPPORTED, ClaimStatus.DISPUTED}:
+        return ReportStatus.PARTIAL
+    return ReportStatus.NEEDS_REVIEW
 
 
 def audit(
@@ -187,6 +315,8 @@ def audit(
     *,
     resolver: Resolver,
     snapshots: SnapshotStore,
+    corpus: Corpus | None = None,
+    store: SourceLookup | None = None,
     settings: AuditSettings | None = None,
 ) -> Report:
     """Run every deterministic check of ``submission`` and return the report."""
@@ -195,7 +325,7 @@ def audit(
     rows, orphans = _plan(submission, make)
     everything = rows + orphans
 
-    by_doi: dict[str, list[_Pending]] = {}
+    groups: dict[tuple[str, str], list[_Pending]] = {}
     for row in everything:
         citation = row.citation
         if citation is None:
@@ -207,50 +337,54 @@ def audit(
             if syntax:
                 row.findings += syntax
             else:
-                by_doi.setdefault(row.doi, []).append(row)
+                groups.setdefault(("doi", row.doi), []).append(row)
         elif isinstance(source, CorpusSource):
-            row.findings.append(
-                make("E_NO_CORPUS", f"document {source.document_id!r} cannot be checked: no corpus was given")
-            )
+            groups.setdefault(("corpus", source.document_id), []).append(row)
         else:
-            row.findings.append(
-                make(
-                    "E_NO_STORE",
-                    f"source {source.source_id!r} cannot be checked: no evidence store was given",
-                )
+            groups.setdefault(("store", source.source_id), []).append(row)
+
+    dois = sorted(key for kind, key in groups if kind == "doi")
+    answers = resolver.resolve_many(dois) if dois else {}
+    source_ids = [key for kind, key in groups if kind == "store"]
+    stored = store.fetch(source_ids) if store is not None and source_ids else {}
+    context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None)
+    checkers = {"doi": context.check_doi, "corpus": context.check_document, "store": context.check_stored}
+    ordered = list(groups.items())
+
+    def check_group(i: int) -> list[_Checked]:
+        (kind, key), group = ordered[i]
+        return checkers[kind](key, [row.citation for row in group if row.citation is not None])
+
+    for (_, group), results in zip(ordered, run_items(check_group, len(ordered), settings.jobs), strict=True):
+        for row, checked in zip(group, results, strict=True):
+            row.findings += checked.findings
+            row.location, row.lines, row.record, row.years = (
+                checked.location,
+                checked.lines,
+                checked.record,
+                checked.years,
             )
-
-    answers = resolver.resolve_many(sorted(by_doi)) if by_doi else {}
-    groups = list(by_doi.items())
-
-    def check_group(i: int) -> list[_Outcome]:
-        doi, group = groups[i]
-        citations = [row.citation for row in group if row.citation is not None]
-        return _check_doi_group(doi, citations, answers[doi], snapshots, settings, make)
-
-    jobs = settings.jobs
-    for (_, group), outcomes in zip(groups, run_items(check_group, len(groups), jobs), strict=True):
-        for row, (findings, location, record) in zip(group, outcomes, strict=True):
-            row.findings += findings
-            row.location, row.record = location, record
 
     claim_rows: dict[str, list[_Pending]] = {}
     for row in rows:
         assert row.claim is not None
         claim_rows.setdefault(row.claim.id, []).append(row)
-    ordered = sorted(submission.claims, key=lambda c: c.id)
+    sorted_claims = sorted(submission.claims, key=lambda c: c.id)
     numbers = run_items(
-        lambda i: _check_numbers(ordered[i], claim_rows[ordered[i].id], make), len(ordered), jobs
+        lambda i: _check_numbers(sorted_claims[i], claim_rows[sorted_claims[i].id], make),
+        len(sorted_claims),
+        settings.jobs,
     )
+    disputed = {cid for conflict in submission.conflicts for cid in conflict.claim_ids}
     claims: list[ClaimResult] = []
-    for claim, findings in zip(ordered, numbers, strict=True):
+    for claim, findings in zip(sorted_claims, numbers, strict=True):
         own = claim_rows[claim.id]
         # Reported on the claim's first citation, the seed's place for it.
         first = next((r for r in own if r.citation is not None), None)
         if first is not None:
             first.findings += findings
         ids = tuple(r.citation_id for r in own if r.citation_id is not None)
-        claims.append(ClaimResult(claim.id, claim.kind, _claim_status(own), ids))
+        claims.append(ClaimResult(claim.id, claim.kind, _claim_status(own, claim.id in disputed), ids))
 
     return Report(
         submission=submission,
@@ -262,11 +396,13 @@ def audit(
                 doi=r.doi,
                 findings=tuple(r.findings),
                 location=r.location,
-                record=_record_summary(r.record),
+                lines=r.lines,
+                record=r.record,
             )
             for r in everything
         ),
         claims=tuple(claims),
+        status=_report_status(submission, claims, orphans),
         settings=settings.to_json(),
         checker_version=__version__,
     )

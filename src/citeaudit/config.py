@@ -30,6 +30,9 @@ class Config:
     out: Path = Path("report.json")
     mailto: str = ""
     offline: bool = False
+    corpus: Path | None = None
+    store: str | None = None  # a SQLite file or a postgresql:// URL
+    scope: str | None = None  # TENANT/USER
     min_quote_length: int = DEFAULT_MIN_QUOTE_LENGTH
     max_input_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -49,8 +52,11 @@ ENV_VARS = {
     "max_input_bytes": "CITEAUDIT_MAX_INPUT_BYTES",
     "max_depth": "CITEAUDIT_MAX_DEPTH",
     "jobs": "CITEAUDIT_JOBS",
+    "corpus": "CITEAUDIT_CORPUS",
+    "store": "CITEAUDIT_STORE",
+    "scope": "CITEAUDIT_SCOPE",
 }
-_PATHS = {"cache", "sources", "out"}
+_PATHS = {"cache", "sources", "out", "corpus"}
 _INTS = {"min_quote_length", "max_input_bytes", "max_depth", "jobs"}
 
 
@@ -114,7 +120,12 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             values[name] = _int(value, here)
         elif name == "offline":
             values[name] = value if isinstance(value, bool) else _bool(str(value), here)
-        elif name == "mailto":
+        elif name == "store":
+            if not isinstance(value, str):
+                raise ConfigError(f"{here}: expected a path or a postgresql:// URL")
+            is_url = "://" in value or value.startswith("sqlite:")
+            values[name] = value if is_url or base is None else str(base / value)
+        elif name in ("mailto", "scope"):
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a string")
             values[name] = value

@@ -20,6 +20,7 @@ __all__ = [
     "Finding",
     "Outcome",
     "Report",
+    "ReportStatus",
     "Row",
     "Severity",
     "Source",
@@ -45,12 +46,24 @@ class Outcome(StrEnum):
 
 
 class ClaimStatus(StrEnum):
-    """Per-claim status of the deterministic stage (seed 003's names)."""
+    """Per-claim status of the deterministic stage (seed 003's names, and
+    seed 002's ``disputed`` for a claim in a registered conflict)."""
 
     INVALID = "invalid_reference"
     UNSUPPORTED = "unsupported"
     UNCHECKED = "could_not_check"
+    DISPUTED = "disputed"
     REQUIRES_ENTAILMENT_CHECK = "requires_entailment_check"
+
+
+class ReportStatus(StrEnum):
+    """Seed 002's status of the whole answer. ``reviewed_candidate`` needs
+    review records, which only a trusted reviewer can add."""
+
+    INVALID = "invalid"
+    NEEDS_REVIEW = "needs_review"
+    PARTIAL = "partial"
+    REVIEWED_CANDIDATE = "reviewed_candidate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +206,8 @@ class Row:
     doi: str | None
     findings: tuple[Finding, ...] = ()
     location: Span | None = None
-    record: dict[str, Any] | None = None  # what the registry said, for readers
+    lines: tuple[int, int] | None = None  # first and last line of the location, 1-based
+    record: dict[str, Any] | None = None  # what the registry, corpus or store said, for readers
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -221,6 +235,7 @@ class Report:
     submission: Submission
     rows: tuple[Row, ...]
     claims: tuple[ClaimResult, ...]
+    status: ReportStatus
     settings: dict[str, Any]
     checker_version: str
 

@@ -84,6 +84,15 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo(
             "E_UNKNOWN_CITATION", _E, _WRONG, "A claim refers to a citation id that is not in the list."
         ),
+        # corpus documents and evidence-store sources (seeds 003 and 002)
+        CodeInfo(
+            "E_DOCUMENT_MISSING", _E, _NR, "The cited document or source is not in the corpus or store."
+        ),
+        CodeInfo("E_VERSION_MISMATCH", _E, _WRONG, "The cited version or revision is not the current one."),
+        CodeInfo("E_DIGEST_MISMATCH", _E, _WRONG, "The cited content digest is not the text's digest."),
+        CodeInfo("E_SOURCE_REVOKED", _E, _WRONG, "The cited source was removed from the store."),
+        CodeInfo("E_RANGE_INVALID", _E, _WRONG, "The [start, end) range is not a range of the text."),
+        CodeInfo("E_QUOTE_MISMATCH", _E, _WRONG, "The text at [start, end) is not exactly the quote."),
         # corpus and evidence-store citations when nothing to check them against was given
         CodeInfo("E_NO_CORPUS", _E, _UN, "The citation names a corpus document, but no corpus was given."),
         CodeInfo(

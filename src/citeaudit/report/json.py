@@ -36,6 +36,15 @@ def _source(citation: Citation | None) -> dict[str, Any] | None:
     return {"kind": "store", "source_id": s.source_id, "revision": s.revision, "digest": s.digest}
 
 
+def _location(row: Row) -> dict[str, int] | None:
+    if row.location is None:
+        return None
+    out = row.location.to_json()
+    if row.lines is not None:
+        out |= {"line_end": row.lines[1], "line_start": row.lines[0]}
+    return out
+
+
 def _row_status(row: Row) -> str:
     if not row.errors:
         return "pass"
@@ -52,7 +61,7 @@ def _row(row: Row) -> dict[str, Any]:
         "doi": row.doi,
         "errors": labels[Severity.ERROR],
         "findings": [f.to_json() for f in row.findings],
-        "location": row.location.to_json() if row.location else None,
+        "location": _location(row),
         "notes": labels[Severity.INFO],
         "record": row.record,
         "source": _source(row.citation),
@@ -91,8 +100,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "input_sha256": sub.input_sha256,
         "labels": dict(sub.labels),
         "outcome": report_outcome(report),
+        "title": sub.title,
         "results": rows,
         "schema": REPORT_SCHEMA,
+        "status": report.status.value,
         "settings": report.settings,
         "summary": {
             "by_code": dict(sorted(codes.items())),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Author", "Record", "Relation", "Resolution", "ResolutionStatus", "Resolver"]
+__all__ = ["Author", "NoRegistry", "Record", "Relation", "Resolution", "ResolutionStatus", "Resolver"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +125,12 @@ class Resolver(ABC):
     @abstractmethod
     def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
         """Resolve normalised DOIs; the answer has one entry per DOI."""
+
+
+class NoRegistry(Resolver):
+    """The upstream of a build without network resolvers: every miss is
+    "could not check", with that reason, and nothing is cached."""
+
+    def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
+        reason = "not in the cache, and this version cannot look DOIs up online"
+        return {doi: Resolution.unavailable("E_NOT_CACHED", reason) for doi in dois}

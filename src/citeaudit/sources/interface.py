@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["SnapshotStore", "normalize_newlines"]
+__all__ = ["Revision", "SnapshotStore", "SourceLookup", "StoredSource", "digest_text", "normalize_newlines"]
+
+
+def digest_text(text: str) -> str:
+    """SHA-256 of the UTF-8 text: the content digest of a source revision."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalize_newlines(text: str) -> str:
@@ -20,3 +29,52 @@ class SnapshotStore(ABC):
     @abstractmethod
     def text_for_doi(self, doi: str) -> str | None:
         """The snapshot text of a normalised DOI, or None when there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One revision of an evidence-store source."""
+
+    source_id: str
+    revision: int
+    digest: str
+    entered_at: str
+    size: int
+    text: str | None = None  # loaded only when asked for
+
+    def ref(self) -> dict[str, Any]:
+        return {"source_id": self.source_id, "revision": self.revision, "digest": self.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSource:
+    """A registered source and its current revision (None once removed)."""
+
+    source_id: str
+    title: str
+    locator: str
+    kind: str
+    revisions: int  # the counter: how many revisions it has ever had
+    current: Revision | None
+
+    def to_json(self) -> dict[str, Any]:
+        current = self.current
+        return {
+            "current": None
+            if current is None
+            else {"digest": current.digest, "entered_at": current.entered_at, "revision": current.revision,
+                  "size": current.size},
+            "kind": self.kind,
+            "locator": self.locator,
+            "revisions": self.revisions,
+            "source_id": self.source_id,
+            "title": self.title,
+        }  # fmt: skip
+
+
+class SourceLookup(ABC):
+    """Read-only access to one scope of an evidence store, for the audit."""
+
+    @abstractmethod
+    def fetch(self, source_ids: Iterable[str]) -> dict[str, StoredSource]:
+        """The registered sources among ``source_ids``, with current text."""

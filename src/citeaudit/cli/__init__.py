@@ -1,0 +1,84 @@
+"""The command line: argument parsing, exit codes, output. Nothing else.
+
+Exit codes: 0 clean; 1 citation errors found (for ``locate``: the fragment is
+not unique); 2 usage, configuration or input error; 3 nothing wrong was found
+but some citations could not be checked; 4 internal error (a bug).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import TextIO
+
+from citeaudit import __version__
+from citeaudit.cli import check, sources
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_INTERNAL,
+    EXIT_UNCHECKED,
+    EXIT_USAGE,
+    Parser,
+)
+from citeaudit.errors import CiteauditError, ConfigError
+
+__all__ = [
+    "EXIT_CLEAN",
+    "EXIT_ERRORS",
+    "EXIT_INTERNAL",
+    "EXIT_UNCHECKED",
+    "EXIT_USAGE",
+    "build_parser",
+    "main",
+    "main_entry",
+]
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="citeaudit", description="Deterministic audits of the citations agents write.")
+    parser.add_argument("--version", action="version", version=f"citeaudit {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    check.add_parser(commands)
+    sources.add_parsers(commands)
+    return parser
+
+
+def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "check":
+        return check.run(args, stdout)
+    if args.command == "sources":
+        return sources.run_sources(args, stdout)
+    if args.command == "locate":
+        return sources.run_locate(args, stdout, stderr)
+    if args.command == "snapshot":
+        return sources.run_snapshot(args, stdout)
+    raise ConfigError(f"unknown command {args.command!r}")
+
+
+def main(
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        return _dispatch(list(argv) if argv is not None else None, stdout, stderr)
+    except CiteauditError as e:
+        print(f"citeaudit: error: {e.diagnostics()}", file=stderr)
+        return EXIT_USAGE
+    except SystemExit as e:  # --help and --version
+        return int(e.code or 0)
+    except KeyboardInterrupt:
+        print("citeaudit: interrupted", file=stderr)
+        return 130
+    except Exception:  # a bug: keep the traceback, but never exit as if citations failed
+        print("citeaudit: internal error (please report it):", file=stderr)
+        traceback.print_exc(file=stderr)
+        return EXIT_INTERNAL
+
+
+def main_entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

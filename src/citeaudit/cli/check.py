@@ -1,0 +1,143 @@
+"""``citeaudit check``: audit a claims file and write report.json."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.audit import AuditSettings, audit
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_UNCHECKED,
+    Parser,
+    add_store_options,
+    positive,
+    store_and_scope,
+    write_file,
+)
+from citeaudit.config import Config, load_config
+from citeaudit.formats import load_submission
+from citeaudit.model import Report
+from citeaudit.report.json import render_json, report_outcome
+from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.resolve.interface import NoRegistry
+from citeaudit.sources.corpus import load_corpus
+from citeaudit.sources.directory import SnapshotDirectory
+from citeaudit.sources.interface import SourceLookup
+
+__all__ = ["add_parser", "exit_code", "run"]
+
+
+def _severity_pair(value: str) -> tuple[str, str]:
+    code, sep, level = value.partition("=")
+    if not sep or not code or not level:
+        raise argparse.ArgumentTypeError(f"expected CODE=LEVEL, got {value!r}")
+    return code.strip(), level.strip()
+
+
+def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    check = commands.add_parser(
+        "check",
+        help="audit the citations of a claims file and write report.json",
+        description="Audit CLAIMS (any supported format) and write the report. "
+        "Exit 0 clean, 1 errors, 2 bad input, 3 some citations could not be checked.",
+    )
+    check.add_argument("claims", type=Path, help="the claims file (JSON)")
+    check.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
+    check.add_argument("--sources", type=Path, help="text snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    check.add_argument(
+        "--corpus",
+        type=Path,
+        help="corpus for document citations: documents.json, a .jsonl file or a directory with "
+        "manifest.json [CITEAUDIT_CORPUS]",
+    )
+    check.add_argument(
+        "--offline",
+        action="store_true",
+        default=None,
+        help="never touch the network; a cache miss is E_NOT_CACHED [CITEAUDIT_OFFLINE]",
+    )
+    check.add_argument("--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]")
+    check.add_argument("--out", type=Path, help="where to write the report [CITEAUDIT_OUT; ./report.json]")
+    check.add_argument(
+        "--min-quote-length",
+        type=positive,
+        help="shortest quote accepted, in normalised characters [CITEAUDIT_MIN_QUOTE_LENGTH; 30]",
+    )
+    check.add_argument(
+        "--severity",
+        type=_severity_pair,
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="change the severity of a finding code (error, warning, info); repeatable",
+    )
+    check.add_argument(
+        "--jobs",
+        type=positive,
+        help="processes for the per-source checks; the report is the same for any value "
+        "[CITEAUDIT_JOBS; the number of CPUs]",
+    )
+    add_store_options(check)
+
+
+def _effective(args: argparse.Namespace, config: Config) -> Config:
+    """Flags win over the environment and the configuration file."""
+    names = (
+        "cache",
+        "sources",
+        "out",
+        "mailto",
+        "offline",
+        "min_quote_length",
+        "jobs",
+        "corpus",
+        "store",
+        "scope",
+    )
+    changes: dict[str, object] = {
+        name: getattr(args, name) for name in names if getattr(args, name) is not None
+    }
+    if args.severity:
+        changes["severity"] = {**config.severity, **dict(args.severity)}
+    return replace(config, **changes)  # type: ignore[arg-type]
+
+
+def _store_lookup(config: Config, args: argparse.Namespace) -> SourceLookup | None:
+    if not (config.store or config.scope):
+        return None
+    from citeaudit.sources.store import Scope, ScopedLookup, open_store  # SQLAlchemy only when used
+
+    target, scope = store_and_scope(config, args)
+    return ScopedLookup(open_store(target), Scope.parse(scope))
+
+
+def exit_code(report: Report) -> int:
+    outcome = report_outcome(report)
+    return {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
+
+
+def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    config = _effective(args, load_config(Path.cwd(), args.config))
+    submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+    corpus = load_corpus(config.corpus, config.max_input_bytes) if config.corpus is not None else None
+    settings = AuditSettings(
+        min_quote_length=config.min_quote_length,
+        severity=config.severity,
+        offline=config.offline,
+        jobs=config.jobs,
+    )
+    report = audit(
+        submission,
+        resolver=CachingResolver(DoiCache(config.cache), upstream=None if config.offline else NoRegistry()),
+        snapshots=SnapshotDirectory(config.sources),
+        corpus=corpus,
+        store=_store_lookup(config, args),
+        settings=settings,
+    )
+    write_file(config.out, render_json(report))
+    print(f"checked={len(report.rows)} failed={report.failed} report={config.out}", file=stdout)
+    return exit_code(report)

@@ -1,0 +1,159 @@
+"""``citeaudit sources …``, ``citeaudit locate`` and ``citeaudit snapshot``:
+the trusted side that fills the evidence store and the snapshot directory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.checks.doi import DOI_RE, normalize_doi
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    Parser,
+    add_store_options,
+    positive,
+    print_json,
+    store_and_scope,
+    write_file,
+)
+from citeaudit.config import load_config
+from citeaudit.errors import ConfigError
+from citeaudit.resolve.cache import hashed_name
+from citeaudit.sources.extract import extract_file
+
+__all__ = ["add_parsers", "run_locate", "run_snapshot", "run_sources"]
+
+
+def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
+    sources = commands.add_parser("sources", help="manage the evidence store (trusted callers only)")
+    actions = sources.add_subparsers(dest="action", required=True, parser_class=Parser)
+
+    add = actions.add_parser("add", help="register a source and ingest FILE as its next revision")
+    add.add_argument("file", type=Path, help=".txt, .md, .html or .pdf")
+    add.add_argument("--id", required=True, help="the source id citations will use")
+    add.add_argument("--title", help="title shown in reports [the file name]")
+    add.add_argument("--locator", help="where the source lives (URL, path, catalogue number) [the file path]")
+    add.add_argument("--kind", default="document", help="kind of source [document]")
+    add_store_options(add)
+
+    listing = actions.add_parser("list", help="the sources of a scope with their current revisions")
+    add_store_options(listing)
+
+    show = actions.add_parser("show", help="one source: its description and current (or given) revision")
+    show.add_argument("source_id")
+    show.add_argument("--revision", type=positive, help="a revision other than the current one")
+    show.add_argument("--text", action="store_true", help="include the text")
+    add_store_options(show)
+
+    remove = actions.add_parser("remove", help="withdraw a source; its citations become invalid for good")
+    remove.add_argument("source_id")
+    add_store_options(remove)
+
+    export = actions.add_parser("export", help="write a revision (description, digest, text) as JSON")
+    export.add_argument("source_id")
+    export.add_argument("--revision", type=positive, help="a revision other than the current one")
+    export.add_argument("--out", type=Path, help="file to write [standard output]")
+    add_store_options(export)
+
+    locate = commands.add_parser(
+        "locate", help="the citation object for a fragment that occurs exactly once in a source"
+    )
+    locate.add_argument("source_id")
+    locate.add_argument("fragment")
+    locate.add_argument("--id", help="citation id to put in the object")
+    add_store_options(locate)
+
+    snapshot = commands.add_parser("snapshot", help="extract the text of a PDF/HTML/text file into --sources")
+    snapshot.add_argument("file", type=Path)
+    snapshot.add_argument("--doi", required=True, help="the DOI the text belongs to")
+    snapshot.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    snapshot.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+
+
+def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from citeaudit.sources.store import Scope, open_store  # SQLAlchemy only when used
+
+    target, scope = store_and_scope(load_config(Path.cwd(), args.config), args)
+    return open_store(target), Scope.parse(scope)
+
+
+def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
+    store, scope = _open(args)
+    try:
+        if args.action == "add":
+            text = extract_file(args.file)
+            store.register(
+                scope, args.id, args.title or args.file.name, args.locator or str(args.file), args.kind
+            )
+            revision, created = store.ingest(scope, args.id, text)
+            print_json({**revision.ref(), "created": created, "entered_at": revision.entered_at,
+                        "size": revision.size}, stdout)  # fmt: skip
+        elif args.action == "list":
+            print_json([s.to_json() for s in store.list(scope)], stdout)
+        elif args.action in ("show", "export"):
+            source = store.get(scope, args.source_id, with_text=False)
+            if source is None:
+                raise ConfigError(f"source {args.source_id!r} is not registered in scope {scope}")
+            number = args.revision or (source.current.revision if source.current else None)
+            revision = store.revision(scope, args.source_id, number) if number else None
+            if args.revision and revision is None:
+                raise ConfigError(f"source {args.source_id!r} has no revision {args.revision}")
+            out = source.to_json()
+            if revision is not None:
+                out["revision"] = {**revision.ref(), "entered_at": revision.entered_at, "size": revision.size}
+                if args.action == "export" or args.text:
+                    out["revision"]["text"] = revision.text
+            if args.action == "export" and args.out is not None:
+                data = json.dumps(out, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+                write_file(args.out, data.encode("utf-8"))
+            else:
+                print_json(out, stdout)
+        else:
+            store.remove(scope, args.source_id)
+            print_json({"removed": args.source_id}, stdout)
+    finally:
+        store.close()
+    return EXIT_CLEAN
+
+
+def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """Seed 002's quote(): exit 1 with the count when the fragment is not unique."""
+    store, scope = _open(args)
+    try:
+        source = store.get(scope, args.source_id)
+    finally:
+        store.close()
+    if source is None:
+        raise ConfigError(f"source {args.source_id!r} is not registered in scope {scope}")
+    if source.current is None or source.current.text is None:
+        raise ConfigError(f"source {args.source_id!r} was removed")
+    text, fragment = source.current.text, args.fragment
+    count = text.count(fragment) if fragment else 0
+    if count != 1:
+        where = f"{args.source_id} revision {source.current.revision}"
+        print(
+            f"citeaudit: the fragment occurs {count} times in {where}; it must occur exactly once",
+            file=stderr,
+        )
+        return EXIT_ERRORS
+    start = text.index(fragment)
+    citation = {**source.current.ref(), "start": start, "end": start + len(fragment), "quote": fragment}
+    if args.id:
+        citation["id"] = args.id
+    print_json(citation, stdout)
+    return EXIT_CLEAN
+
+
+def run_snapshot(args: argparse.Namespace, stdout: TextIO) -> int:
+    doi = normalize_doi(args.doi)
+    if not DOI_RE.match(doi):
+        raise ConfigError(f"{args.doi!r} is not a DOI")
+    sources = args.sources or load_config(Path.cwd(), args.config).sources
+    text = extract_file(args.file)
+    path = sources / hashed_name(doi, ".txt")
+    write_file(path, text.encode("utf-8"))
+    print(f"snapshot={path} characters={len(text)}", file=stdout)
+    return EXIT_CLEAN

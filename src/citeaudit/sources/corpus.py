@@ -1,0 +1,113 @@
+"""A versioned corpus of documents (seed 003): ``documents.json``
+(``{id: {version, text}}``), a JSONL file of ``{id, version, text}`` lines, or
+a directory with a ``manifest.json`` (``{id: {version, file}}``) next to its
+text files. Texts are newline-normalised: offsets are defined over that text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from citeaudit.errors import InputError
+from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, json_path, load_json_bytes, read_input
+from citeaudit.formats.validate import StrictWire, expect_object, validate
+from citeaudit.sources.interface import normalize_newlines
+
+__all__ = ["Corpus", "Document", "load_corpus"]
+
+Version = Annotated[str, Field(min_length=1, max_length=200)] | int
+
+
+class _DocumentIn(StrictWire):
+    version: Version
+    text: str
+    title: str | None = None
+
+
+class _LineIn(_DocumentIn):
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _ManifestEntryIn(StrictWire):
+    version: Version
+    file: Annotated[str, Field(min_length=1, max_length=255)]
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    version: str
+    text: str
+    title: str | None = None
+
+
+class Corpus:
+    """Documents by id, read once; lookups are dictionary reads."""
+
+    def __init__(self, documents: dict[str, Document], name: str) -> None:
+        self.documents = documents
+        self.name = name
+
+    def get(self, document_id: str) -> Document | None:
+        return self.documents.get(document_id)
+
+
+def _from_json(path: Path, max_bytes: int) -> Corpus:
+    name = str(path)
+    top = expect_object(load_json_bytes(read_input(path, max_bytes), name), name, [])
+    docs = {}
+    for doc_id, raw in top.items():
+        d = validate(_DocumentIn, raw, name, [doc_id])
+        docs[doc_id] = Document(doc_id, str(d.version), normalize_newlines(d.text), d.title)
+    return Corpus(docs, path.name)
+
+
+def _from_jsonl(path: Path, max_bytes: int) -> Corpus:
+    name = str(path)
+    docs: dict[str, Document] = {}
+    for number, line in enumerate(read_input(path, max_bytes).split(b"\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        d = validate(_LineIn, load_json_bytes(line, where), where, [])
+        if d.id in docs:
+            raise InputError(where, json_path(["id"]), f"duplicate document id {d.id!r}")
+        docs[d.id] = Document(d.id, str(d.version), normalize_newlines(d.text), d.title)
+    return Corpus(docs, path.name)
+
+
+def _from_directory(root: Path, max_bytes: int) -> Corpus:
+    manifest = root / "manifest.json"
+    name = str(manifest)
+    top = expect_object(load_json_bytes(read_input(manifest, max_bytes), name), name, [])
+    docs = {}
+    base = root.resolve()
+    for doc_id, raw in top.items():
+        entry = validate(_ManifestEntryIn, raw, name, [doc_id])
+        target = (root / entry.file).resolve()
+        if base not in target.parents:
+            raise InputError(
+                name, json_path([doc_id, "file"]), "the file must lie inside the corpus directory"
+            )
+        data = read_input(target, max_bytes)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            problem = f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+            raise InputError(str(target), "", problem) from None
+        docs[doc_id] = Document(doc_id, str(entry.version), normalize_newlines(text), entry.title)
+    return Corpus(docs, root.name)
+
+
+def load_corpus(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Corpus:
+    """Read a corpus in any of the three forms; bad input is an InputError."""
+    if path.is_dir():
+        return _from_directory(path, max_bytes)
+    if path.suffix == ".jsonl":
+        return _from_jsonl(path, max_bytes)
+    return _from_json(path, max_bytes)

@@ -1,0 +1,351 @@
+"""The evidence store (seed 002): source snapshots as revisions, on SQLite by
+default or on PostgreSQL when given a ``postgresql://`` URL — the same code.
+
+* A source is registered by a trusted caller (id, title, locator, kind); its
+  text is ingested as revisions. Text is newline-normalised and identified by
+  the SHA-256 of its UTF-8 bytes. The same text as the current revision
+  creates nothing and keeps the time it first entered the store; new text
+  increments the revision.
+* Removal keeps the revision counter: re-adding the same text later gets a new
+  revision, so a citation of the removed one never comes back to life.
+* Every query is scoped by tenant and user; a scope can only ever see its own
+  rows, because no query is written without both in its WHERE clause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.exc import SQLAlchemyError
+
+from citeaudit.errors import SourceError
+from citeaudit.sources.interface import Revision, SourceLookup, StoredSource, digest_text, normalize_newlines
+
+__all__ = [
+    "EvidenceStore",
+    "Revision",
+    "Scope",
+    "ScopedLookup",
+    "StoreError",
+    "StoreLimits",
+    "StoredSource",
+    "digest_text",
+    "open_store",
+]
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
+_SCOPE_PART_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class StoreError(SourceError):
+    """A store operation was refused or failed."""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    tenant: str
+    user: str
+
+    @classmethod
+    def parse(cls, value: str) -> Scope:
+        """``TENANT/USER``."""
+        tenant, sep, user = value.partition("/")
+        if not sep or not _SCOPE_PART_RE.match(tenant) or not _SCOPE_PART_RE.match(user):
+            raise StoreError(f"scope {value!r} is not TENANT/USER (letters, digits, _ . -)")
+        return cls(tenant, user)
+
+    def __str__(self) -> str:
+        return f"{self.tenant}/{self.user}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreLimits:
+    max_sources_per_scope: int = 100_000
+    max_text_bytes: int = 64 * 1024 * 1024
+
+
+_metadata = MetaData()
+_sources = Table(
+    "citeaudit_sources",
+    _metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("source_id", String(200), primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("locator", Text, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("revision_counter", Integer, nullable=False),
+    Column("current_revision", Integer, nullable=True),
+)
+_revisions = Table(
+    "citeaudit_revisions",
+    _metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("source_id", String(200), primary_key=True),
+    Column("revision", Integer, primary_key=True),
+    Column("digest", String(64), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("entered_at", String(40), nullable=False),
+    Column("text", Text, nullable=False),
+)
+
+
+def _url(target: str) -> str:
+    if target.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + target.split("://", 1)[1]
+    if target.startswith(("postgresql+", "sqlite:")):
+        return target
+    return f"sqlite:///{target}"
+
+
+def open_store(
+    target: str, limits: StoreLimits | None = None, clock: Callable[[], str] = utc_now
+) -> EvidenceStore:
+    """A file path (SQLite) or a ``postgresql://`` URL."""
+    try:
+        engine = create_engine(_url(target))
+        if engine.dialect.name == "sqlite":
+            # Wait for another writer instead of failing at once.
+            event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 10000"))
+        _metadata.create_all(engine)
+    except ModuleNotFoundError as e:
+        raise StoreError(f"{e.name} is needed for this store: pip install 'citeaudit[postgres]'") from None
+    except SQLAlchemyError as e:
+        raise StoreError(f"cannot open the evidence store: {_reason(e)}") from None
+    return EvidenceStore(engine, limits or StoreLimits(), clock)
+
+
+def _reason(error: SQLAlchemyError) -> str:
+    return str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+
+
+class EvidenceStore:
+    def __init__(self, engine: Engine, limits: StoreLimits, clock: Callable[[], str]) -> None:
+        self.engine = engine
+        self.limits = limits
+        self.clock = clock
+
+    # -- scoping: every statement goes through these two ----------------------
+
+    @staticmethod
+    def _source_where(scope: Scope, source_id: str | None = None) -> Any:
+        cond = and_(_sources.c.tenant == scope.tenant, _sources.c.user_id == scope.user)
+        return cond if source_id is None else and_(cond, _sources.c.source_id == source_id)
+
+    @staticmethod
+    def _revision_where(scope: Scope, source_id: str) -> Any:
+        return and_(
+            _revisions.c.tenant == scope.tenant,
+            _revisions.c.user_id == scope.user,
+            _revisions.c.source_id == source_id,
+        )
+
+    # -- writes (trusted callers only) ------------------------------------------
+
+    def register(self, scope: Scope, source_id: str, title: str, locator: str, kind: str) -> None:
+        """Register a source, or update its description; the revisions stay."""
+        if not _ID_RE.match(source_id):
+            raise StoreError(f"source id {source_id!r} must be 1-200 of letters, digits, _ . : - ")
+        for name, value in (("title", title), ("locator", locator), ("kind", kind)):
+            if not value.strip() or len(value) > 1000:
+                raise StoreError(f"{name} must be non-empty and at most 1000 characters")
+        with self._begin() as conn:
+            row = conn.execute(
+                select(_sources.c.source_id).where(self._source_where(scope, source_id))
+            ).first()
+            if row is not None:
+                conn.execute(
+                    _sources.update()
+                    .where(self._source_where(scope, source_id))
+                    .values(title=title, locator=locator, kind=kind)
+                )
+                return
+            count = conn.execute(
+                select(func.count()).select_from(_sources).where(self._source_where(scope))
+            ).scalar()
+            if (count or 0) >= self.limits.max_sources_per_scope:
+                raise StoreError(f"scope {scope} already has {count} sources, the limit")
+            conn.execute(
+                _sources.insert().values(
+                    tenant=scope.tenant,
+                    user_id=scope.user,
+                    source_id=source_id,
+                    title=title,
+                    locator=locator,
+                    kind=kind,
+                    revision_counter=0,
+                    current_revision=None,
+                )
+            )
+
+    def ingest(self, scope: Scope, source_id: str, text: str) -> tuple[Revision, bool]:
+        """Store ``text`` as the current revision; (revision, whether it is new)."""
+        text = normalize_newlines(text)
+        size = len(text.encode("utf-8"))
+        if not text.strip():
+            raise StoreError("the text is empty")
+        if size > self.limits.max_text_bytes:
+            raise StoreError(f"the text is {size} bytes, over the limit of {self.limits.max_text_bytes}")
+        digest = digest_text(text)
+        with self._begin() as conn:
+            source = conn.execute(
+                select(_sources.c.revision_counter, _sources.c.current_revision)
+                .where(self._source_where(scope, source_id))
+                .with_for_update()
+            ).first()
+            if source is None:
+                raise StoreError(f"source {source_id!r} is not registered in scope {scope}")
+            if source.current_revision is not None:
+                current = self._revision(conn, scope, source_id, source.current_revision, with_text=False)
+                if current is not None and current.digest == digest:
+                    return current, False
+            revision = source.revision_counter + 1
+            entered_at = self.clock()
+            conn.execute(
+                _revisions.insert().values(
+                    tenant=scope.tenant,
+                    user_id=scope.user,
+                    source_id=source_id,
+                    revision=revision,
+                    digest=digest,
+                    size=size,
+                    entered_at=entered_at,
+                    text=text,
+                )
+            )
+            conn.execute(
+                _sources.update()
+                .where(self._source_where(scope, source_id))
+                .values(revision_counter=revision, current_revision=revision)
+            )
+        return Revision(source_id, revision, digest, entered_at, size), True
+
+    def remove(self, scope: Scope, source_id: str) -> None:
+        """Withdraw the current revision; the counter stays, so nothing revives."""
+        with self._begin() as conn:
+            result = conn.execute(
+                _sources.update().where(self._source_where(scope, source_id)).values(current_revision=None)
+            )
+            if result.rowcount == 0:
+                raise StoreError(f"source {source_id!r} is not registered in scope {scope}")
+
+    # -- reads -------------------------------------------------------------------
+
+    def get(self, scope: Scope, source_id: str, with_text: bool = True) -> StoredSource | None:
+        return self.fetch(scope, [source_id], with_text).get(source_id)
+
+    def fetch(
+        self, scope: Scope, source_ids: Iterable[str], with_text: bool = True
+    ) -> dict[str, StoredSource]:
+        """The registered sources among ``source_ids`` with their current revisions."""
+        wanted = sorted(set(source_ids))
+        out: dict[str, StoredSource] = {}
+        with self._connect() as conn:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                rows = conn.execute(
+                    select(_sources).where(self._source_where(scope), _sources.c.source_id.in_(chunk))
+                ).all()
+                for row in rows:
+                    current = None
+                    if row.current_revision is not None:
+                        current = self._revision(conn, scope, row.source_id, row.current_revision, with_text)
+                    out[row.source_id] = StoredSource(
+                        row.source_id, row.title, row.locator, row.kind, row.revision_counter, current
+                    )
+        return out
+
+    def list(self, scope: Scope) -> list[StoredSource]:
+        with self._connect() as conn:
+            ids = conn.execute(
+                select(_sources.c.source_id).where(self._source_where(scope)).order_by(_sources.c.source_id)
+            ).scalars()
+            ids = list(ids)
+        found = self.fetch(scope, ids, with_text=False)
+        return [found[i] for i in ids]
+
+    def revision(self, scope: Scope, source_id: str, revision: int) -> Revision | None:
+        """Any revision ever stored, removed ones included (for export and audit)."""
+        with self._connect() as conn:
+            return self._revision(conn, scope, source_id, revision, with_text=True)
+
+    def _revision(
+        self, conn: Any, scope: Scope, source_id: str, revision: int, with_text: bool
+    ) -> Revision | None:
+        columns = [_revisions.c.revision, _revisions.c.digest, _revisions.c.entered_at, _revisions.c.size]
+        if with_text:
+            columns.append(_revisions.c.text)
+        row = conn.execute(
+            select(*columns).where(self._revision_where(scope, source_id), _revisions.c.revision == revision)
+        ).first()
+        if row is None:
+            return None
+        text = row.text if with_text else None
+        return Revision(source_id, row.revision, row.digest, row.entered_at, row.size, text)
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def _begin(self) -> Any:
+        return _Translate(self.engine.begin())
+
+    def _connect(self) -> Any:
+        return _Translate(self.engine.connect())
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class _Translate:
+    """Turns driver errors into StoreError at the boundary."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __enter__(self) -> Any:
+        try:
+            return self.inner.__enter__()
+        except SQLAlchemyError as e:
+            raise StoreError(f"evidence store: {_reason(e)}") from None
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> Any:
+        try:
+            suppressed = self.inner.__exit__(kind, error, trace)
+        except SQLAlchemyError as e:
+            raise StoreError(f"evidence store: {_reason(e)}") from None
+        if isinstance(error, SQLAlchemyError):
+            raise StoreError(f"evidence store: {_reason(error)}") from None
+        return suppressed
+
+
+class ScopedLookup(SourceLookup):
+    """The read-only view the audit gets: one scope, no writes."""
+
+    def __init__(self, store: EvidenceStore, scope: Scope) -> None:
+        self._store = store
+        self._scope = scope
+
+    def fetch(self, source_ids: Iterable[str]) -> dict[str, StoredSource]:
+        return self._store.fetch(self._scope, source_ids)
