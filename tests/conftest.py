@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,3 +47,31 @@ def run_cli(*argv: str | Path) -> CliResult:
 @pytest.fixture
 def cli() -> Any:
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Any:
+    """One throwaway cluster for the whole session, stopped at the end."""
+    from tests.postgres import PostgresCluster
+
+    cluster = PostgresCluster()
+    url = cluster.start()
+    yield url
+    cluster.stop()
+
+
+_DATABASES = iter(range(1_000_000))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty store: a SQLite file, or a new database on the cluster."""
+    if request.param == "sqlite":
+        return str(tmp_path / "evidence.db")
+    import psycopg
+
+    base: str = request.getfixturevalue("postgres_url")
+    name = f"t{os.getpid()}_{next(_DATABASES)}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return base.rsplit("/", 1)[0] + "/" + name

@@ -37,7 +37,7 @@ _LIGATURES = str.maketrans(
 )
 # A word broken at a line end: "experi-\nment". Only when the next line goes on in lower case,
 # so "Covid-\n19" or a dash before a capitalised name stays.
-_HYPHENATED_RE = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010]\n(?=[^\W\d_]*[a-zà-ÿа-яё])", re.UNICODE)
+_HYPHENATED_RE = re.compile(r"([^\W\d_]+)([-\u00ad\u2010])\n([a-zà-ÿа-яё][^\W\d_]*)", re.UNICODE)
 _SOFT_HYPHEN_RE = re.compile("\u00ad")
 _DIGITS_RE = re.compile(r"\d+")
 
@@ -45,6 +45,15 @@ _DIGITS_RE = re.compile(r"\d+")
 def _edge_key(line: str) -> str:
     """A running header with its page number replaced, spaces collapsed."""
     return " ".join(_DIGITS_RE.sub("#", line).split()).casefold()
+
+
+def _rejoin(match: re.Match[str], text: str) -> str:
+    """A hyphenated word: joined, unless the document writes it with its hyphen
+    elsewhere ("well-calibrated"), in which case the hyphen was the word's own."""
+    left, hyphen, right = match.groups()
+    if hyphen == "-" and f"{left}-{right}" in text:
+        return f"{left}-{right}"
+    return left + right
 
 
 def clean_pdf_pages(pages: list[str]) -> str:
@@ -64,7 +73,7 @@ def clean_pdf_pages(pages: list[str]) -> str:
         kept = [ln for i, ln in enumerate(lines) if not (i in edge_idx and _edge_key(ln) in running)]
         kept_pages.append("\n".join(kept).strip("\n"))
     text = "\n".join(p for p in kept_pages if p)
-    text = _HYPHENATED_RE.sub("", text)
+    text = _HYPHENATED_RE.sub(lambda m: _rejoin(m, text), text)
     text = _SOFT_HYPHEN_RE.sub("", text)
     # Paragraphs are separated by blank lines; the lines of one paragraph become one line.
     paragraphs = re.split(r"\n\s*\n", text)
