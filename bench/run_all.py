@@ -1,7 +1,7 @@
 """Run every benchmark and record the results in bench/RESULTS.md.
 
-``python -m bench.run_all [--quick]``: --quick shrinks every workload tenfold
-(a smoke run; its numbers are not recorded).
+``python -m bench.run_all [--quick] [check] [rag]``: --quick shrinks every
+workload tenfold (a smoke run; its numbers are not recorded); names pick benchmarks.
 """
 
 from __future__ import annotations
@@ -9,17 +9,24 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput
+from bench import check_throughput, rag_latency
 from bench.results_file import write_section
+
+BENCHMARKS = {
+    "check": ("`citeaudit check`: offline DOI audit against the seed script", check_throughput),
+    "rag": ("Corpus citations: RAG responses against seed 003's verify.py", rag_latency),
+}
 
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
-    result = check_throughput.run(quick=quick)
-    print(json.dumps(result, indent=2))
-    if not quick:
-        write_section("check", "`citeaudit check`: offline DOI audit against the seed script",
-                      check_throughput.markdown(result))  # fmt: skip
+    chosen = [a for a in argv if not a.startswith("--")] or list(BENCHMARKS)
+    for name in chosen:
+        title, module = BENCHMARKS[name]
+        result = module.run(quick=quick)  # type: ignore[attr-defined]
+        print(json.dumps(result, indent=2))
+        if not quick:
+            write_section(name, title, module.markdown(result))  # type: ignore[attr-defined]
     return 0
 
 

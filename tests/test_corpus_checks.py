@@ -182,3 +182,10 @@ def test_bad_corpus_is_an_input_error(tmp_path: Path) -> None:
     path.write_text(json.dumps({"d": {"version": "1"}}))
     with pytest.raises(InputError, match=r"\$\.d\.text: required field is missing"):
         load_corpus(path)
+
+
+def test_a_quote_found_nowhere_says_so() -> None:
+    report = _run([_citation(start=0, end=10, quote="Zzzz qqqq wwww, nothing like this is in the text.")])
+    finding = report.rows[0].errors[0]
+    assert finding.message == "the text at [0, 10) is not the quote; the quote does not occur in the text"
+    assert finding.suggestion == {"expected": TEXT[:10]}

@@ -121,10 +121,6 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     return rows, orphans
 
 
-def _lines(text: str, span: Span) -> tuple[int, int]:
-    return text.count("\n", 0, span.start) + 1, text.count("\n", 0, max(span.start, span.end - 1)) + 1
-
-
 def _record_summary(record: Record) -> dict[str, Any]:
     return {
         "agency": record.agency,
@@ -188,7 +184,7 @@ class _Context:
             quote_findings, location = check_quote(
                 citation.quote, snapshot, self.settings.min_quote_length, make
             )
-            lines = _lines(snapshot.text, location) if location and snapshot else None
+            lines = snapshot.lines(location) if location and snapshot else None
             out.append(_Checked(findings + quote_findings, location, lines, summary, record.year_values))
         return out
 
@@ -203,7 +199,7 @@ class _Context:
         if document is None:
             message = f"document {document_id!r} is not in the corpus"
             return [_Checked([make("E_DOCUMENT_MISSING", message)]) for _ in citations]
-        text = SourceText(document.text)
+        text = self.corpus.text_of(document)
         summary = {"document_id": document_id, "title": document.title, "version": document.version}
         out: list[_Checked] = []
         for citation in citations:
@@ -216,7 +212,7 @@ class _Context:
                 out.append(_Checked([finding], record=summary))
                 continue
             findings, location = check_range(citation, text, make)
-            lines = _lines(document.text, location) if location else None
+            lines = text.lines(location) if location else None
             out.append(_Checked(findings, location, lines, summary))
         return out
 
@@ -265,7 +261,7 @@ class _Context:
                 )
                 continue
             findings, location = check_range(citation, text, make)
-            lines = _lines(current.text, location) if location else None
+            lines = text.lines(location) if location else None
             out.append(_Checked(findings, location, lines, summary))
         return out
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -65,6 +66,7 @@ class SourceText:
     _no_drop: str | None = field(default=None, repr=False)
     _normalized: NormalizedText | None = field(default=None, repr=False)
     _positions: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
+    _newlines: list[int] | None = field(default=None, repr=False)
 
     # -- lazily built forms --------------------------------------------------
 
@@ -97,6 +99,18 @@ class SourceText:
         if self._normalized is None:
             self._normalized = normalize_with_map(self.text)
         return self._normalized
+
+    def lines(self, span: Span) -> tuple[int, int]:
+        """First and last line (1-based) of a non-empty span."""
+        if self._newlines is None:
+            found, at = [], self.text.find("\n")
+            while at != -1:
+                found.append(at)
+                at = self.text.find("\n", at + 1)
+            self._newlines = found
+        return bisect_left(self._newlines, span.start) + 1, bisect_left(
+            self._newlines, max(span.start, span.end - 1)
+        ) + 1
 
     def positions(self, word: str, cap: int) -> list[int] | None:
         """Where ``word`` occurs in the folded text; None if more than ``cap`` times.

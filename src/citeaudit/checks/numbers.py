@@ -118,8 +118,13 @@ def _mentions(token: str) -> list[NumberMention]:
     return [NumberMention(token.strip(), tuple(readings))]
 
 
+_DIGIT_RE = re.compile(r"\d")  # any Unicode digit: full-width ones count
+
+
 def extract_numbers(text: str) -> list[NumberMention]:
     """Every number mention of a text, in order of appearance."""
+    if not _DIGIT_RE.search(text):
+        return []
     text = unicodedata.normalize("NFKC", text)
     out: list[NumberMention] = []
     for m in _TOKEN_RE.finditer(text):
@@ -135,10 +140,13 @@ def check_numbers(
     claim_text: str, quotes: list[str], own_years: Iterable[int], make: FindingMaker, cited: int
 ) -> list[Finding]:
     """``E_NUMBER_UNSUPPORTED:<n,…>`` for claim numbers in none of the quotes."""
+    mentions = extract_numbers(claim_text)
+    if not mentions:
+        return []
     years = {Decimal(y) for y in own_years}
     supported = _values(m for q in quotes for m in extract_numbers(q))
     missing: list[str] = []
-    for mention in extract_numbers(claim_text):
+    for mention in mentions:
         if any(r <= supported for r in mention.readings):
             continue
         if any(r <= years for r in mention.readings) and re.fullmatch(r"\d{4}", mention.text):

@@ -69,7 +69,7 @@ def locate_suggestion(text: SourceText, quote: str) -> dict[str, Any] | None:
 
 
 def _where(suggestion: dict[str, Any] | None) -> str:
-    if suggestion is None or "closest" in suggestion:
+    if not suggestion or not ("start" in suggestion or "count" in suggestion):
         return "the quote does not occur in the text"
     kind = "after normalisation" if suggestion.get("normalized_match") else "verbatim"
     if "start" in suggestion:

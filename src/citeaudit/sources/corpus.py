@@ -15,6 +15,7 @@ from pydantic import Field
 from citeaudit.errors import InputError
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, json_path, load_json_bytes, read_input
 from citeaudit.formats.validate import StrictWire, expect_object, validate
+from citeaudit.locate import SourceText
 from citeaudit.sources.interface import normalize_newlines
 
 __all__ = ["Corpus", "Document", "load_corpus"]
@@ -47,14 +48,22 @@ class Document:
 
 
 class Corpus:
-    """Documents by id, read once; lookups are dictionary reads."""
+    """Documents by id, read once; lookups are dictionary reads. The search
+    forms of a text (folded text, line index) are kept across audits."""
 
     def __init__(self, documents: dict[str, Document], name: str) -> None:
         self.documents = documents
         self.name = name
+        self._texts: dict[str, SourceText] = {}
 
     def get(self, document_id: str) -> Document | None:
         return self.documents.get(document_id)
+
+    def text_of(self, document: Document) -> SourceText:
+        text = self._texts.get(document.id)
+        if text is None or text.text is not document.text:
+            text = self._texts[document.id] = SourceText(document.text)
+        return text
 
 
 def _from_json(path: Path, max_bytes: int) -> Corpus:
