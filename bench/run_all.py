@@ -23,10 +23,10 @@ def main(argv: list[str]) -> int:
     chosen = [a for a in argv if not a.startswith("--")] or list(BENCHMARKS)
     for name in chosen:
         title, module = BENCHMARKS[name]
-        result = module.run(quick=quick)  # type: ignore[attr-defined]
+        result = module.run(quick=quick)
         print(json.dumps(result, indent=2))
         if not quick:
-            write_section(name, title, module.markdown(result))  # type: ignore[attr-defined]
+            write_section(name, title, module.markdown(result))
     return 0
 
 
