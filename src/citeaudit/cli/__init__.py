@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import check, sources
+from citeaudit.cli import check, fetch, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -41,6 +41,7 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"citeaudit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     check.add_parser(commands)
+    fetch.add_parser(commands)
     sources.add_parsers(commands)
     return parser
 
@@ -49,6 +50,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return check.run(args, stdout)
+    if args.command == "fetch":
+        return fetch.run(args, stdout)
     if args.command == "sources":
         return sources.run_sources(args, stdout)
     if args.command == "locate":

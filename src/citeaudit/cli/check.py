@@ -23,12 +23,11 @@ from citeaudit.formats import load_submission
 from citeaudit.model import Report
 from citeaudit.report.json import render_json, report_outcome
 from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.resolve.interface import NoRegistry
 from citeaudit.sources.corpus import load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import SourceLookup
 
-__all__ = ["add_parser", "exit_code", "run"]
+__all__ = ["add_parser", "exit_code", "resolver_for", "run"]
 
 
 def _severity_pair(value: str) -> tuple[str, str]:
@@ -115,6 +114,16 @@ def _store_lookup(config: Config, args: argparse.Namespace) -> SourceLookup | No
     return ScopedLookup(open_store(target), Scope.parse(scope))
 
 
+def resolver_for(config: Config) -> CachingResolver:
+    """Cache first; the registries only without --offline."""
+    cache = DoiCache(config.cache)
+    if config.offline:
+        return CachingResolver(cache)
+    from citeaudit.resolve.registry import RegistryResolver  # httpx only when going online
+
+    return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto))
+
+
 def exit_code(report: Report) -> int:
     outcome = report_outcome(report)
     return {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
@@ -132,7 +141,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     )
     report = audit(
         submission,
-        resolver=CachingResolver(DoiCache(config.cache), upstream=None if config.offline else NoRegistry()),
+        resolver=resolver_for(config),
         snapshots=SnapshotDirectory(config.sources),
         corpus=corpus,
         store=_store_lookup(config, args),

@@ -123,14 +123,36 @@ class DoiCache:
         elif status == "found":
             return Resolution.found(_from_seed_entry(doi, data))
         if status == "not_found":
-            return Resolution.not_found()
+            return Resolution.not_found(str(data.get("agency", "")))
         raise ValueError(f"unknown status {status!r}")
+
+    def _agency_path(self, prefix: str) -> Path:
+        return self.root / "agencies" / hashed_name(prefix, ".json")
+
+    def get_agency(self, prefix: str) -> str | None:
+        """The registration agency of a DOI prefix ("none": no such prefix), if known."""
+        try:
+            data = json.loads(self._agency_path(prefix).read_text("utf-8"))
+        except (OSError, ValueError):
+            return None  # a miss, or a broken entry that a fresh lookup replaces
+        agency = data.get("agency") if isinstance(data, dict) and data.get("prefix") == prefix else None
+        return agency if isinstance(agency, str) else None
+
+    def put_agency(self, prefix: str, agency: str) -> None:
+        entry = {"agency": agency, "prefix": prefix, "schema": CACHE_SCHEMA}
+        data = json.dumps(entry, sort_keys=True, indent=2) + "\n"
+        try:
+            atomic_write(self._agency_path(prefix), data.encode("utf-8"))
+        except OSError as e:
+            raise CacheError(f"cannot write cache entry for prefix {prefix}: {e.strerror}") from None
 
     def put(self, doi: str, resolution: Resolution) -> None:
         """Store a final answer; refuses anything that is not one."""
         if resolution.status is ResolutionStatus.UNAVAILABLE:
             raise CacheError(f"refusing to cache a transient failure for {doi}")
         entry: dict[str, Any] = {"doi": doi, "schema": CACHE_SCHEMA, "status": resolution.status.value}
+        if resolution.agency:
+            entry["agency"] = resolution.agency
         if resolution.record is not None:
             entry["record"] = resolution.record.to_json()
         data = json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

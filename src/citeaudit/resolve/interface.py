@@ -104,14 +104,15 @@ class Resolution:
     record: Record | None = None
     reason: str = ""  # why it is unavailable, for the report
     code: str = ""  # the finding code for an unavailable answer (E_NOT_CACHED, E_CACHE_CORRUPT…)
+    agency: str = ""  # who said "not registered"
 
     @classmethod
     def found(cls, record: Record) -> Resolution:
         return cls(ResolutionStatus.FOUND, record)
 
     @classmethod
-    def not_found(cls) -> Resolution:
-        return cls(ResolutionStatus.NOT_FOUND)
+    def not_found(cls, agency: str = "") -> Resolution:
+        return cls(ResolutionStatus.NOT_FOUND, agency=agency)
 
     @classmethod
     def unavailable(cls, code: str, reason: str) -> Resolution:

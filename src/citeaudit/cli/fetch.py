@@ -1,0 +1,56 @@
+"""``citeaudit fetch``: fill the cache from the registries and do nothing else
+(the explicit "fill the cache, then commit it" step of seed 000)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.checks.doi import DOI_RE, normalize_doi
+from citeaudit.cli.check import resolver_for
+from citeaudit.cli.common import EXIT_CLEAN, EXIT_UNCHECKED, Parser
+from citeaudit.config import load_config
+from citeaudit.formats import load_submission
+from citeaudit.model import DoiSource
+from citeaudit.resolve.interface import ResolutionStatus
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    fetch = commands.add_parser(
+        "fetch",
+        help="resolve every DOI of a claims file into the cache (then commit the cache)",
+        description="Exit 0 when every DOI got a final answer, 3 when some could not be looked up.",
+    )
+    fetch.add_argument("claims", type=Path, help="the claims file (JSON)")
+    fetch.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
+    fetch.add_argument("--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]")
+    fetch.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+
+
+def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    config = load_config(Path.cwd(), args.config)
+    config = replace(config, offline=False, **{k: v for k in ("cache", "mailto") if (v := getattr(args, k))})
+    submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+    citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
+    dois = sorted(
+        {
+            d
+            for c in citations
+            if isinstance(c.source, DoiSource) and DOI_RE.match(d := normalize_doi(c.source.doi))
+        }
+    )
+    answers = resolver_for(config).resolve_many(dois)
+    counts = dict.fromkeys(ResolutionStatus, 0)
+    for answer in answers.values():
+        counts[answer.status] += 1
+    print(
+        f"dois={len(dois)} found={counts[ResolutionStatus.FOUND]} "
+        f"not_found={counts[ResolutionStatus.NOT_FOUND]} "
+        f"could_not_check={counts[ResolutionStatus.UNAVAILABLE]} cache={config.cache}",
+        file=stdout,
+    )
+    return EXIT_UNCHECKED if counts[ResolutionStatus.UNAVAILABLE] else EXIT_CLEAN

@@ -1,0 +1,245 @@
+"""HTTP for the resolvers: the only place citeaudit touches the network.
+
+* Every request has a timeout and a versioned User-Agent with the user's
+  ``mailto`` (Crossref's polite pool asks for both).
+* Retries only on answers that say "try again": 429, 502, 503, 504, timeouts,
+  connection errors and truncated bodies. Never on 4xx: a 404 is an answer.
+* Backoff is exponential, capped, with full jitter, from an injectable clock
+  and random source, so tests run without sleeping. ``Retry-After`` is
+  honoured up to a bound; a longer one ends the retries ("could not check").
+* The limits a server announces (``X-Rate-Limit-Limit`` /
+  ``X-Rate-Limit-Interval`` / ``X-Concurrency-Limit``) tighten the client's
+  own rate and concurrency for that host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from citeaudit import __version__
+
+__all__ = [
+    "Clock",
+    "HostLimits",
+    "HttpAnswer",
+    "HttpClient",
+    "HttpFailure",
+    "RetryPolicy",
+    "SystemClock",
+    "user_agent",
+]
+
+
+def user_agent(mailto: str) -> str:
+    contact = f"; mailto:{mailto}" if mailto else ""
+    return f"citeaudit/{__version__} (https://pypi.org/project/citeaudit/{contact})"
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    # Statuses that mean "not now" rather than "no": rate limited, or a gateway/upstream hiccup.
+    retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
+    attempts: int = 5  # tries in all, the first included
+    base_delay: float = 0.5
+    max_delay: float = 20.0
+    max_retry_after: float = 60.0  # a server asking for longer than this is "could not check"
+    timeout: float = 20.0
+
+    def backoff(self, attempt: int, rand: random.Random) -> float:
+        """Full jitter: uniform in [0, min(cap, base · 2^attempt)]."""
+        return rand.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    status: int
+    body: bytes
+    headers: Mapping[str, str]
+    url: str
+
+
+class HttpFailure(Exception):
+    """Retries exhausted, or a wait longer than allowed: "could not check"."""
+
+
+SAFETY = 0.9  # share of an announced rate the client uses
+_INTERVAL_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def _interval_seconds(value: str) -> float | None:
+    m = _INTERVAL_RE.match(value)
+    if not m:
+        return None
+    number, unit = float(m.group(1)), m.group(2) or "s"
+    return number / 1000 if unit == "ms" else number * 60 if unit == "m" else number
+
+
+@dataclass
+class HostLimits:
+    """Rate and concurrency for one host, tightened by what the server announces."""
+
+    rate: float  # requests per second
+    concurrency: int
+    clock: Clock
+    _next_start: float = 0.0
+    _in_flight: int = 0
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    async def acquire(self) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._in_flight < self.concurrency)
+            self._in_flight += 1
+            start = max(self.clock.now(), self._next_start)
+            self._next_start = start + 1 / self.rate
+        wait = start - self.clock.now()
+        if wait > 0:
+            await self.clock.sleep(wait)
+
+    async def release(self) -> None:
+        async with self._changed:
+            self._in_flight -= 1
+            self._changed.notify_all()
+
+    def learn(self, headers: Mapping[str, str]) -> None:
+        limit = headers.get("x-rate-limit-limit")
+        interval = _interval_seconds(headers.get("x-rate-limit-interval", "1s"))
+        if limit and limit.isdigit() and int(limit) > 0 and interval:
+            # A margin below the announced rate: arrivals jitter even when departures do not.
+            self.rate = min(self.rate, SAFETY * int(limit) / interval)
+        concurrency = headers.get("x-concurrency-limit")
+        if concurrency and concurrency.isdigit() and int(concurrency) > 0:
+            self.concurrency = min(self.concurrency, int(concurrency))
+
+
+class HttpClient:
+    """One async client per run; per-host limits; retries by the policy."""
+
+    def __init__(
+        self,
+        mailto: str = "",
+        policy: RetryPolicy | None = None,
+        clock: Clock | None = None,
+        rand: random.Random | None = None,
+        default_rate: float = 50.0,
+        default_concurrency: int = 5,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.policy = policy or RetryPolicy()
+        self.clock = clock or SystemClock()
+        self.rand = rand or random.Random()
+        self.default_rate = default_rate
+        self.default_concurrency = default_concurrency
+        self.mailto = mailto
+        self._limits: dict[str, HostLimits] = {}
+        self._client = httpx.AsyncClient(
+            headers={"User-Agent": user_agent(mailto)},
+            timeout=self.policy.timeout,
+            transport=transport,
+            follow_redirects=True,
+        )
+        self.requests = 0
+        self.throttled = 0  # 429 answers seen
+
+    def limits_for(self, route: str, rate: float | None = None, concurrency: int | None = None) -> HostLimits:
+        """The limits of one route (a host, or a host's API with limits of its own)."""
+        limits = self._limits.get(route)
+        if limits is None:
+            limits = HostLimits(
+                rate or self.default_rate, concurrency or self.default_concurrency, self.clock
+            )
+            self._limits[route] = limits
+        return limits
+
+    async def get(
+        self,
+        url: str,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        expect_json: bool = True,
+        route: str | None = None,
+    ) -> HttpAnswer:
+        """A final answer (any status that is not retryable), or HttpFailure."""
+        limits = self.limits_for(route or httpx.URL(url).host)
+        last = "no attempt"
+        for attempt in range(self.policy.attempts):
+            await limits.acquire()
+            try:
+                self.requests += 1
+                response = await self._client.get(url, params=params, headers=headers)
+                body = await response.aread()
+            except httpx.TimeoutException:
+                last = f"timed out after {self.policy.timeout:g} s"
+                response = None
+            except httpx.TransportError as e:  # refused, reset, truncated mid-body
+                last = f"connection failed ({type(e).__name__})"
+                response = None
+            finally:
+                await limits.release()
+            retry_after: float | None = None
+            if response is not None:
+                limits.learn(response.headers)
+                if response.status_code not in self.policy.retry_statuses:
+                    if response.status_code == 200 and expect_json and not _is_json(body):
+                        last = "the answer was not complete JSON"
+                    else:
+                        return HttpAnswer(response.status_code, body, response.headers, str(response.url))
+                else:
+                    last = f"HTTP {response.status_code}"
+                    if response.status_code == 429:
+                        self.throttled += 1
+                    retry_after = _retry_after(response.headers)
+                    if retry_after is not None and retry_after > self.policy.max_retry_after:
+                        raise HttpFailure(f"{last}, asked to wait {retry_after:g} s")
+            if attempt + 1 < self.policy.attempts:
+                delay = self.policy.backoff(attempt, self.rand)
+                await self.clock.sleep(max(delay, retry_after or 0.0))
+        raise HttpFailure(f"{last} after {self.policy.attempts} attempts")
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after", "").strip()
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _is_json(body: bytes) -> bool:
+    import json
+
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
+
+
+def as_json(answer: HttpAnswer) -> Any:
+    import json
+
+    return json.loads(answer.body)

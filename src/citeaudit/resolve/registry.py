@@ -1,0 +1,203 @@
+"""Online resolution: Crossref's batch route first, then each remaining DOI
+by its registration agency (doi.org/ra), so a DataCite, JaLC, mEDRA, KISTI…
+DOI is never called "not found" because Crossref does not know it.
+
+Only final answers leave this module as found / not found: a record, a 404 of
+the right agency, or doi.org's "DOI does not exist". Anything else — retries
+exhausted, a wait longer than allowed, an answer that is not what the API
+promises — is "could not check" and is never cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from citeaudit.resolve.cache import DoiCache
+from citeaudit.resolve.crossref import record_from_message
+from citeaudit.resolve.csl import CSL_MEDIA_TYPE, record_from_csl
+from citeaudit.resolve.datacite import record_from_datacite
+from citeaudit.resolve.http import SAFETY, HttpAnswer, HttpClient, HttpFailure
+from citeaudit.resolve.interface import Resolution, Resolver
+
+__all__ = ["Endpoints", "RegistryResolver", "doi_prefix"]
+
+UNAVAILABLE = "E_REGISTRY_UNAVAILABLE"
+BATCH_SIZE = 40  # DOIs per Crossref filter request: keeps the URL well under common limits
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    crossref: str = "https://api.crossref.org"
+    datacite: str = "https://api.datacite.org"
+    doi: str = "https://doi.org"
+    arxiv: str = "https://export.arxiv.org/api"
+
+    @classmethod
+    def from_environment(cls) -> Endpoints:
+        """``CITEAUDIT_CROSSREF_URL`` and friends point tests and private mirrors elsewhere."""
+        env = os.environ
+        return cls(
+            crossref=env.get("CITEAUDIT_CROSSREF_URL", cls.crossref).rstrip("/"),
+            datacite=env.get("CITEAUDIT_DATACITE_URL", cls.datacite).rstrip("/"),
+            doi=env.get("CITEAUDIT_DOI_URL", cls.doi).rstrip("/"),
+            arxiv=env.get("CITEAUDIT_ARXIV_URL", cls.arxiv).rstrip("/"),
+        )
+
+
+def doi_prefix(doi: str) -> str:
+    return doi.split("/", 1)[0]
+
+
+def _json(answer: HttpAnswer) -> object:
+    return json.loads(answer.body)
+
+
+class RegistryResolver(Resolver):
+    """Resolves DOIs over the network; pair it with a CachingResolver."""
+
+    def __init__(
+        self,
+        cache: DoiCache,
+        mailto: str = "",
+        endpoints: Endpoints | None = None,
+        client_factory: Callable[[], HttpClient] | None = None,
+    ) -> None:
+        self.cache = cache
+        self.mailto = mailto
+        self.endpoints = endpoints or Endpoints.from_environment()
+        self.client_factory = client_factory or (lambda: HttpClient(mailto=mailto))
+        self.last_stats: dict[str, int] = {}
+
+    def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
+        return asyncio.run(self.resolve_async(dois))
+
+    async def resolve_async(self, dois: list[str]) -> dict[str, Resolution]:
+        client = self.client_factory()
+        self._configure(client)
+        try:
+            answers = await self._crossref_batch(client, dois)
+            rest = [d for d in dois if d not in answers]
+            agencies = await self._agencies(client, sorted({doi_prefix(d) for d in rest}))
+            results = await asyncio.gather(*(self._one(client, d, agencies[doi_prefix(d)]) for d in rest))
+            answers.update(zip(rest, results, strict=True))
+            self.last_stats = {"requests": client.requests, "throttled": client.throttled}
+            return answers
+        finally:
+            await client.aclose()
+
+    def _configure(self, client: HttpClient) -> None:
+        """Start within each service's published limits; the servers' headers can only tighten them."""
+        polite = bool(self.mailto)  # Crossref's polite pool: 10/s and 3 at a time; public: 5/s, 1
+        client.limits_for(
+            "crossref-single", rate=(10 if polite else 5) * SAFETY, concurrency=3 if polite else 1
+        )
+        client.limits_for("crossref-list", rate=(3 if polite else 1) * SAFETY, concurrency=1)
+        client.limits_for("datacite", rate=10, concurrency=4)
+        client.limits_for("doi", rate=10, concurrency=4)
+
+    def _params(self) -> dict[str, str]:
+        return {"mailto": self.mailto} if self.mailto else {}
+
+    # -- Crossref's batch route ----------------------------------------------------
+
+    async def _crossref_batch(self, client: HttpClient, dois: list[str]) -> dict[str, Resolution]:
+        chunks = [dois[i : i + BATCH_SIZE] for i in range(0, len(dois), BATCH_SIZE)]
+        found: dict[str, Resolution] = {}
+        for part in await asyncio.gather(*(self._batch(client, chunk) for chunk in chunks)):
+            found.update(part)
+        return found
+
+    async def _batch(self, client: HttpClient, chunk: list[str]) -> dict[str, Resolution]:
+        if len(chunk) < 2:
+            return {}  # one DOI: the single route tells "not found" apart, the filter cannot
+        params = {**self._params(), "filter": ",".join(f"doi:{d}" for d in chunk), "rows": str(len(chunk))}
+        try:
+            answer = await client.get(
+                f"{self.endpoints.crossref}/works", params=params, route="crossref-list"
+            )
+            items = _json(answer)["message"]["items"] if answer.status == 200 else []  # type: ignore[index]
+        except (HttpFailure, KeyError, TypeError, ValueError):
+            return {}  # the single routes will try each DOI
+        wanted = set(chunk)
+        out = {}
+        for item in items:
+            if isinstance(item, dict) and str(item.get("DOI", "")).lower() in wanted:
+                out[str(item["DOI"]).lower()] = Resolution.found(record_from_message(item))
+        return out
+
+    # -- registration agencies ---------------------------------------------------------
+
+    async def _agencies(self, client: HttpClient, prefixes: list[str]) -> dict[str, str | Resolution]:
+        """Agency name per prefix, or a Resolution when it could not be learnt."""
+        out: dict[str, str | Resolution] = {}
+        todo = []
+        for prefix in prefixes:
+            known = self.cache.get_agency(prefix)
+            if known is None:
+                todo.append(prefix)
+            else:
+                out[prefix] = known
+        for prefix, found in zip(
+            todo, await asyncio.gather(*(self._agency(client, p) for p in todo)), strict=True
+        ):
+            if isinstance(found, str):
+                self.cache.put_agency(prefix, found)
+            out[prefix] = found
+        return out
+
+    async def _agency(self, client: HttpClient, prefix: str) -> str | Resolution:
+        try:
+            answer = await client.get(f"{self.endpoints.doi}/ra/{quote(prefix, safe='')}", route="doi")
+            entries = _json(answer)
+            entry = entries[0] if isinstance(entries, list) and entries else {}
+        except (HttpFailure, ValueError) as e:
+            return Resolution.unavailable(UNAVAILABLE, f"registration agency lookup failed: {e}")
+        if isinstance(entry, dict) and isinstance(entry.get("RA"), str):
+            return str(entry["RA"])
+        if isinstance(entry, dict) and entry.get("status") == "DOI does not exist":
+            return "none"
+        return Resolution.unavailable(UNAVAILABLE, f"doi.org gave no agency for prefix {prefix}")
+
+    # -- one DOI at its agency -----------------------------------------------------------
+
+    async def _one(self, client: HttpClient, doi: str, agency: str | Resolution) -> Resolution:
+        if isinstance(agency, Resolution):
+            return agency
+        if agency == "none":
+            return Resolution.not_found("doi.org")
+        try:
+            if agency == "Crossref":
+                answer = await client.get(
+                    f"{self.endpoints.crossref}/works/{quote(doi, safe='')}", params=self._params(),
+                    route="crossref-single",
+                )  # fmt: skip
+                if answer.status == 200:
+                    return Resolution.found(record_from_message(_json(answer)["message"]))  # type: ignore[index]
+            elif agency == "DataCite":
+                answer = await client.get(
+                    f"{self.endpoints.datacite}/dois/{quote(doi, safe='')}",
+                    route="datacite",
+                    expect_json=False,
+                )
+                if answer.status == 200:
+                    data = _json(answer)["data"]["attributes"]  # type: ignore[index]
+                    return Resolution.found(record_from_datacite(data))
+            else:
+                answer = await client.get(
+                    f"{self.endpoints.doi}/{quote(doi, safe='/')}", headers={"Accept": CSL_MEDIA_TYPE},
+                    route="doi",
+                )  # fmt: skip
+                if answer.status == 200:
+                    return Resolution.found(record_from_csl(_json(answer), agency.lower()))  # type: ignore[arg-type]
+        except HttpFailure as e:
+            return Resolution.unavailable(UNAVAILABLE, f"{agency}: {e}")
+        except (ValueError, KeyError, TypeError) as e:
+            return Resolution.unavailable(UNAVAILABLE, f"{agency} sent an answer that could not be read: {e}")
+        if answer.status == 404:
+            return Resolution.not_found(agency.lower())
+        return Resolution.unavailable(UNAVAILABLE, f"{agency} answered HTTP {answer.status}")

@@ -1,0 +1,261 @@
+"""A local registry that replays the real recorded answers in
+``../shared/data/registry/`` on 127.0.0.1, with Crossref's limits announced
+in headers and enforced (429 when exceeded), and faults injected on demand.
+
+Routes (each under its own path prefix, so one server stands in for all):
+
+* ``/crossref/works/{doi}`` and ``/crossref/works?filter=doi:A,doi:B`` — Crossref
+* ``/datacite/dois/{doi}`` — DataCite
+* ``/doi/ra/{prefix}`` and ``/doi/{doi}`` (CSL-JSON by content negotiation) — doi.org
+
+``aliases`` re-serve a recorded answer under another DOI (with its DOI field
+rewritten); the benchmark uses it to repeat the records under distinct DOIs.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import defaultdict, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+__all__ = ["RegistryServer"]
+
+LIMITS = {  # route → (requests per interval, interval seconds, concurrency)
+    "crossref-single": (10, 1.0, 3),
+    "crossref-list": (3, 1.0, 1),
+}
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+class _Data:
+    def __init__(self, root: Path) -> None:
+        self.works = {
+            r["doi"].lower(): r["message"]
+            for r in _jsonl(root / "crossref_works.jsonl")
+            if not r["partial_select"]
+        }
+        self.datacite = {r["doi"].lower(): r["response"] for r in _jsonl(root / "datacite_dois.jsonl")}
+        self.csl: dict[str, dict[str, Any]] = {}
+        for r in _jsonl(root / "csl_json_content_negotiation.jsonl"):
+            doi = str(r["csl"].get("DOI") or unquote(r["request_uri"].rsplit("/", 1)[-1])).lower()
+            self.csl[doi] = r["csl"]
+        self.agencies: dict[str, dict[str, Any]] = {}
+        for r in _jsonl(root / "doi_registration_agency.jsonl"):
+            self.agencies[r["doi"].lower()] = {"RA": r["RA"], "status": r["status"]}
+        errors = _jsonl(root / "error_responses.jsonl")
+        self.crossref_404 = next(e["body"] for e in errors if "api.crossref.org/works/" in e["request_uri"])
+        self.doi_404 = next(e["body"] for e in errors if e["request_uri"].startswith("https://doi.org/10."))
+
+    def agency(self, prefix: str) -> dict[str, Any] | None:
+        if prefix in self.agencies:
+            return self.agencies[prefix]
+        # Prefixes of recorded works without a recorded /ra answer: the agency that answered for them.
+        if any(d.startswith(prefix + "/") for d in self.works):
+            return {"RA": "Crossref", "status": None}
+        if any(d.startswith(prefix + "/") for d in self.datacite):
+            return {"RA": "DataCite", "status": None}
+        return None
+
+
+class RegistryServer:
+    def __init__(self, data_root: Path, latency: float = 0.0) -> None:
+        self.data = _Data(data_root)
+        self.latency = latency
+        self.aliases: dict[str, str] = {}
+        self.faults: dict[str, deque[str]] = defaultdict(deque)  # route or DOI → faults to serve, in order
+        self.log: list[tuple[str, int]] = []  # (path, status) of every request
+        self.enforce_limits = True
+        self._windows: dict[str, deque[float]] = defaultdict(deque)
+        self._in_flight: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> RegistryServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def fault(self, key: str, *faults: str) -> None:
+        self.faults[key].extend(faults)
+
+    def count(self, status: int | None = None, prefix: str = "") -> int:
+        return sum(1 for path, s in self.log if path.startswith(prefix) and (status is None or s == status))
+
+    # -- limits --------------------------------------------------------------------
+
+    def _admit(self, route: str) -> bool:
+        if not self.enforce_limits or route not in LIMITS:
+            return True
+        limit, interval, concurrency = LIMITS[route]
+        now = time.monotonic()
+        with self._lock:
+            window = self._windows[route]
+            while window and now - window[0] >= interval:
+                window.popleft()
+            if len(window) >= limit or self._in_flight[route] >= concurrency:
+                return False
+            window.append(now)
+            self._in_flight[route] += 1
+            return True
+
+    def _done(self, route: str) -> None:
+        if self.enforce_limits and route in LIMITS:
+            with self._lock:
+                self._in_flight[route] -= 1
+
+    # -- answers -------------------------------------------------------------------
+
+    def _record(self, table: dict[str, Any], doi: str) -> Any | None:
+        source = self.aliases.get(doi, doi)
+        found = table.get(source)
+        if found is None or source == doi:
+            return found
+        text = json.dumps(found).replace(json.dumps(source)[1:-1], doi)  # the alias's own DOI everywhere
+        return json.loads(text)
+
+    def answer(self, path: str, query: dict[str, list[str]], accept: str) -> tuple[int, str, bytes]:
+        if path.startswith("/crossref/works/"):
+            doi = unquote(path[len("/crossref/works/") :]).lower()
+            message = self._record(self.data.works, doi)
+            if message is None:
+                return 404, "text/plain;charset=utf-8", self.data.crossref_404.encode()
+            body = {"status": "ok", "message-type": "work", "message-version": "1.0.0", "message": message}
+            return 200, "application/json", json.dumps(body).encode()
+        if path == "/crossref/works":
+            wanted = [
+                f[len("doi:") :].lower()
+                for f in query.get("filter", [""])[0].split(",")
+                if f.startswith("doi:")
+            ]
+            items = [m for m in (self._record(self.data.works, d) for d in wanted) if m is not None]
+            body = {
+                "status": "ok",
+                "message-type": "work-list",
+                "message": {"items": items, "total-results": len(items)},
+            }
+            return 200, "application/json", json.dumps(body).encode()
+        if path.startswith("/datacite/dois/"):
+            doi = unquote(path[len("/datacite/dois/") :]).lower()
+            record = self._record(self.data.datacite, doi)
+            if record is None:
+                missing = {
+                    "errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]
+                }
+                return 404, "application/json", json.dumps(missing).encode()
+            return 200, "application/vnd.api+json", json.dumps(record).encode()
+        if path.startswith("/doi/ra/"):
+            prefix = unquote(path[len("/doi/ra/") :]).lower()
+            entry = self.data.agency(prefix)
+            if entry is None or entry["RA"] is None:
+                return (
+                    200,
+                    "application/json",
+                    json.dumps([{"DOI": prefix, "status": "DOI does not exist"}]).encode(),
+                )
+            return 200, "application/json", json.dumps([{"DOI": prefix, "RA": entry["RA"]}]).encode()
+        if path.startswith("/doi/"):
+            doi = unquote(path[len("/doi/") :]).lower()
+            csl = self._record(self.data.csl, doi)
+            if csl is None or "citationstyles.csl+json" not in accept:
+                return 404, "text/html;charset=utf-8", self.data.doi_404.encode()
+            return 200, "application/vnd.citationstyles.csl+json", json.dumps(csl).encode()
+        return 404, "text/plain", b"no such route"
+
+    @staticmethod
+    def route_of(path: str) -> str:
+        if path.startswith("/crossref/works/"):
+            return "crossref-single"
+        if path == "/crossref/works":
+            return "crossref-list"
+        return path.split("/")[1]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, content_type: str, body: bytes, extra: dict[str, str] | None = None,
+                      length: int | None = None) -> None:  # fmt: skip
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body) if length is None else length))
+                for key, value in (extra or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                split = urlsplit(self.path)
+                path, query = split.path, parse_qs(split.query)
+                route = server.route_of(path)
+                doi = unquote(path.split("/", 3)[-1]).lower() if route != "crossref-list" else ""
+                headers = {}
+                if route in LIMITS:
+                    limit, interval, concurrency = LIMITS[route]
+                    headers = {"X-Rate-Limit-Limit": str(limit), "X-Rate-Limit-Interval": f"{interval:g}s",
+                               "X-Concurrency-Limit": str(concurrency)}  # fmt: skip
+                fault = None
+                with server._lock:
+                    for key in (doi, route):
+                        if server.faults.get(key):
+                            fault = server.faults[key].popleft()
+                            break
+                if fault == "reset":
+                    server.log.append((path, 0))
+                    self.connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+                    )
+                    self.connection.close()
+                    return
+                if fault == "slow":
+                    time.sleep(2.0)
+                if fault in ("429", "500", "503"):
+                    server.log.append((path, int(fault)))
+                    self._send(int(fault), "text/plain", b"try later", {**headers, "Retry-After": "1"})
+                    return
+                if not server._admit(route):
+                    server.log.append((path, 429))
+                    self._send(429, "text/plain", b"rate limit", {**headers, "Retry-After": "1"})
+                    return
+                try:
+                    if server.latency:
+                        time.sleep(server.latency)
+                    status, content_type, body = server.answer(path, query, self.headers.get("Accept", ""))
+                finally:
+                    server._done(route)
+                server.log.append((path, status))
+                if fault == "truncate":
+                    cut = body[: max(1, len(body) // 2)]
+                    self._send(status, content_type, cut, headers)  # a complete answer of half a JSON text
+                    return
+                if fault == "short":
+                    self._send(status, content_type, body[: len(body) // 2], headers, length=len(body))
+                    self.connection.close()  # promised more bytes than it sent
+                    return
+                self._send(status, content_type, body, headers)
+
+        return Handler
