@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput, rag_latency
+from bench import check_throughput, rag_latency, resolve_rate
 from bench.results_file import write_section
 
 BENCHMARKS = {
     "check": ("`citeaudit check`: offline DOI audit against the seed script", check_throughput),
     "rag": ("Corpus citations: RAG responses against seed 003's verify.py", rag_latency),
+    "resolve": ("Online resolution under Crossref's limits", resolve_rate),
 }
 
 

@@ -7,6 +7,8 @@ Routes (each under its own path prefix, so one server stands in for all):
 * ``/crossref/works/{doi}`` and ``/crossref/works?filter=doi:A,doi:B`` — Crossref
 * ``/datacite/dois/{doi}`` — DataCite
 * ``/doi/ra/{prefix}`` and ``/doi/{doi}`` (CSL-JSON by content negotiation) — doi.org
+* ``/arxiv/query?id_list=…`` — the arXiv API. No arXiv API answer was recorded, so
+  its Atom feed is written here from the real DataCite records of arXiv DOIs.
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
 rewritten); the benchmark uses it to repeat the records under distinct DOIs.
@@ -23,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+from xml.sax.saxutils import escape
 
 __all__ = ["RegistryServer"]
 
@@ -55,6 +58,26 @@ class _Data:
         errors = _jsonl(root / "error_responses.jsonl")
         self.crossref_404 = next(e["body"] for e in errors if "api.crossref.org/works/" in e["request_uri"])
         self.doi_404 = next(e["body"] for e in errors if e["request_uri"].startswith("https://doi.org/10."))
+
+    def arxiv_atom(self, ids: list[str]) -> bytes:
+        entries = []
+        for arxiv_id in ids:
+            record = self.datacite.get("10.48550/arxiv." + arxiv_id.lower())
+            if record is None:
+                continue
+            a = record["data"]["attributes"]
+            authors = "".join(
+                f"<author><name>{escape(' '.join(reversed([p.strip() for p in c['name'].split(',', 1)])))}</name></author>"
+                for c in a["creators"]
+            )
+            entries.append(
+                f"<entry><id>http://arxiv.org/abs/{arxiv_id}v1</id><title>{escape(a['titles'][0]['title'])}</title>"
+                f"<published>{a['publicationYear']}-01-01T00:00:00Z</published>{authors}</entry>"
+            )
+        return (
+            '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
+            'xmlns:arxiv="http://arxiv.org/schemas/atom">' + "".join(entries) + "</feed>"
+        ).encode()
 
     def agency(self, prefix: str) -> dict[str, Any] | None:
         if prefix in self.agencies:
@@ -141,6 +164,8 @@ class RegistryServer:
                 return 404, "text/plain;charset=utf-8", self.data.crossref_404.encode()
             body = {"status": "ok", "message-type": "work", "message-version": "1.0.0", "message": message}
             return 200, "application/json", json.dumps(body).encode()
+        if path == "/crossref/works" and "query.bibliographic" in query:
+            return self._search(query["query.bibliographic"][0], int(query.get("rows", ["1"])[0]))
         if path == "/crossref/works":
             wanted = [
                 f[len("doi:") :].lower()
@@ -163,6 +188,9 @@ class RegistryServer:
                 }
                 return 404, "application/json", json.dumps(missing).encode()
             return 200, "application/vnd.api+json", json.dumps(record).encode()
+        if path == "/arxiv/query":
+            ids = [i for i in query.get("id_list", [""])[0].split(",") if i]
+            return 200, "application/atom+xml", self.data.arxiv_atom(ids)
         if path.startswith("/doi/ra/"):
             prefix = unquote(path[len("/doi/ra/") :]).lower()
             entry = self.data.agency(prefix)
@@ -180,6 +208,26 @@ class RegistryServer:
                 return 404, "text/html;charset=utf-8", self.data.doi_404.encode()
             return 200, "application/vnd.citationstyles.csl+json", json.dumps(csl).encode()
         return 404, "text/plain", b"no such route"
+
+    def _search(self, text: str, rows: int) -> tuple[int, str, bytes]:
+        """Crossref's bibliographic search stands in here as word overlap over the
+        recorded works' titles and authors (no search answers were recorded)."""
+        words = set(text.lower().split())
+
+        def score(message: dict[str, Any]) -> float:
+            title = " ".join(message.get("title") or []).lower().split()
+            names = [str(a.get("family", "")).lower() for a in message.get("author") or []]
+            hits = len(words & set(title + names))
+            return hits / (len(words) or 1) * 100
+
+        ranked = sorted(self.data.works.values(), key=lambda m: (-score(m), m["DOI"]))[:rows]
+        items = [{**m, "score": round(score(m), 2)} for m in ranked if score(m) > 0]
+        body = {
+            "status": "ok",
+            "message-type": "work-list",
+            "message": {"items": items, "total-results": len(items)},
+        }
+        return 200, "application/json", json.dumps(body).encode()
 
     @staticmethod
     def route_of(path: str) -> str:

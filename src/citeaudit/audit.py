@@ -10,13 +10,19 @@ searched at most once per audit; groups run in ``settings.jobs`` processes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from citeaudit import __version__
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.doi import check_doi_syntax, normalize_doi
-from citeaudit.checks.metadata import check_first_author, check_title, check_year, display_title
+from citeaudit.checks.metadata import (
+    check_first_author,
+    check_relations,
+    check_title,
+    check_year,
+    display_title,
+)
 from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
@@ -31,6 +37,7 @@ from citeaudit.model import (
     DoiSource,
     Finding,
     Outcome,
+    ReferenceSource,
     Report,
     ReportStatus,
     Row,
@@ -164,13 +171,14 @@ class _Context:
         record = answer.record
         assert record is not None
         summary = _record_summary(record)
+        relations = check_relations(record, make)
         snapshot: SourceText | None = None
         loaded = False
         out: list[_Checked] = []
         for citation in citations:
             source = citation.source
             assert isinstance(source, DoiSource)
-            findings: list[Finding] = []
+            findings: list[Finding] = list(relations)
             if source.title is not None:
                 findings += check_title(source.title, record, make)
             if source.year is not None:
@@ -280,6 +288,41 @@ def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> li
     return check_numbers(claim.text, quotes, years, make, len(cited))
 
 
+class Suggester(Protocol):
+    def suggest_many(self, queries: dict[str, str]) -> dict[str, dict[str, Any]]: ...
+
+
+# Findings after which the right work may be a different one: worth a bibliographic search.
+_SEARCH_AFTER = {
+    "E_DOI_NOT_FOUND",
+    "E_DOI_SYNTAX",
+    "E_TITLE_MISMATCH",
+    "E_AUTHOR_MISMATCH",
+    "E_YEAR_MISMATCH",
+}
+
+
+def _add_candidates(rows: list[_Pending], suggester: Suggester) -> None:
+    """Put the best search candidate into the first such finding's suggestion."""
+    queries: dict[str, str] = {}
+    targets: dict[str, tuple[_Pending, int]] = {}
+    for n, row in enumerate(rows):
+        source = row.citation.source if row.citation is not None else None
+        index = next((i for i, f in enumerate(row.findings) if f.code in _SEARCH_AFTER), None)
+        if not isinstance(source, DoiSource) or index is None or not source.title:
+            continue
+        parts = [source.title, source.first_author or "", str(source.year or "")]
+        key = f"row{n}"
+        queries[key] = " ".join(p for p in parts if p)
+        targets[key] = (row, index)
+    for key, candidate in suggester.suggest_many(queries).items():
+        row, index = targets[key]
+        finding = row.findings[index]
+        row.findings[index] = replace(
+            finding, suggestion={**(finding.suggestion or {}), "candidate": candidate}
+        )
+
+
 def _claim_status(rows: list[_Pending], disputed: bool) -> ClaimStatus:
     errors = [f for r in rows for f in r.findings if f.severity == "error"]
     if any(f.code == "E_UNCITED" for f in errors):
@@ -313,6 +356,7 @@ def audit(
     snapshots: SnapshotStore,
     corpus: Corpus | None = None,
     store: SourceLookup | None = None,
+    suggester: Suggester | None = None,
     settings: AuditSettings | None = None,
 ) -> Report:
     """Run every deterministic check of ``submission`` and return the report."""
@@ -336,6 +380,10 @@ def audit(
                 groups.setdefault(("doi", row.doi), []).append(row)
         elif isinstance(source, CorpusSource):
             groups.setdefault(("corpus", source.document_id), []).append(row)
+        elif isinstance(source, ReferenceSource):
+            row.findings.append(
+                make("E_NO_IDENTIFIER", "the reference names no DOI or arXiv id, so it cannot be looked up")
+            )
         else:
             groups.setdefault(("store", source.source_id), []).append(row)
 
@@ -360,6 +408,9 @@ def audit(
                 checked.record,
                 checked.years,
             )
+
+    if suggester is not None:
+        _add_candidates(everything, suggester)
 
     claim_rows: dict[str, list[_Pending]] = {}
     for row in rows:

@@ -19,6 +19,7 @@ __all__ = [
     "DoiSource",
     "Finding",
     "Outcome",
+    "ReferenceSource",
     "Report",
     "ReportStatus",
     "Row",
@@ -118,7 +119,20 @@ class StoreSource:
         return "store"
 
 
-Source = DoiSource | CorpusSource | StoreSource
+@dataclass(frozen=True, slots=True)
+class ReferenceSource:
+    """A work cited without any identifier (a BibTeX entry with no DOI or arXiv id)."""
+
+    title: str | None = None
+    year: int | None = None
+    first_author: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "reference"
+
+
+Source = DoiSource | CorpusSource | StoreSource | ReferenceSource
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,3 +100,25 @@ def test_missing_fields_are_unverifiable_not_wrong() -> None:
         check_first_author("x", empty, MAKE),
     ):
         assert codes(findings) == ["W_METADATA_UNVERIFIABLE"]
+
+
+def test_retraction_correction_and_published_preprint() -> None:
+    from citeaudit.checks.metadata import check_relations
+    from citeaudit.resolve.interface import Relation
+
+    record = Record(
+        doi="10.1/x",
+        agency="crossref",
+        relations=(
+            Relation("updated-by", "retraction", "10.1/x-retraction"),
+            Relation("updated-by", "correction", "10.1/x-erratum"),
+            Relation("updated-by", "new_version", "10.1/x"),  # a work listed as its own update: ignored
+            Relation("is-preprint-of", None, "10.1/published"),
+        ),
+    )
+    found = [(f.code, f.message) for f in check_relations(record, MAKE)]
+    assert found == [
+        ("E_RETRACTED", "the cited work is subject to a retraction by 10.1/x-retraction"),
+        ("W_UPDATED", "the cited work has a correction by 10.1/x-erratum"),
+        ("W_PREPRINT_PUBLISHED", "the cited work is a preprint, published as 10.1/published"),
+    ]

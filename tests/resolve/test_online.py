@@ -55,7 +55,10 @@ def _resolver(
     server: RegistryServer, cache: Path, clock: Any = None, timeout: float = 5.0
 ) -> RegistryResolver:
     endpoints = Endpoints(
-        crossref=f"{server.url}/crossref", datacite=f"{server.url}/datacite", doi=f"{server.url}/doi"
+        crossref=f"{server.url}/crossref",
+        datacite=f"{server.url}/datacite",
+        doi=f"{server.url}/doi",
+        arxiv=f"{server.url}/arxiv",
     )
     policy = RetryPolicy(timeout=timeout, base_delay=0.05, max_delay=0.2)
     return RegistryResolver(
@@ -85,7 +88,8 @@ def test_datacite_doi_is_resolved_not_called_missing(registry: RegistryServer, t
     doi = "10.5061/dryad.8515"
     answer = _resolver(registry, tmp_path).resolve_many([doi])[doi]
     assert answer.status is ResolutionStatus.FOUND
-    assert answer.record is not None and answer.record.agency == "datacite"
+    assert answer.record is not None
+    assert answer.record.agency == "datacite"
     assert registry.count(prefix="/doi/ra/") == 1
 
 
@@ -95,8 +99,29 @@ def test_jalc_doi_goes_through_content_negotiation(registry: RegistryServer, tmp
     registry.aliases["10.11367/grsj1979.1.15"] = next(iter(registry.data.csl))
     answer = _resolver(registry, tmp_path).resolve_many(["10.11367/grsj1979.1.15"])["10.11367/grsj1979.1.15"]
     assert answer.status is ResolutionStatus.FOUND
-    assert answer.record is not None and answer.record.agency == "jalc"
+    assert answer.record is not None
+    assert answer.record.agency == "jalc"
     assert registry.count(prefix="/doi/10.11367/") == 1
+
+
+def test_arxiv_ids_go_through_the_arxiv_api(registry: RegistryServer, tmp_path: Path) -> None:
+    from citeaudit.formats import parse_document
+
+    sub = parse_document(
+        {"claims": [{"id": "c", "text": "t", "citations": [{"arxiv": "arXiv:1902.02534v2"}]}]}, "x"
+    )
+    (doi,) = [c.source.doi for c in sub.claims[0].citations]  # type: ignore[union-attr]
+    answers = _resolver(registry, tmp_path).resolve_many(
+        [doi, "10.48550/arxiv.2311.16162", "10.48550/arxiv.0000.00000"]
+    )
+    record = answers[doi].record
+    assert record is not None
+    assert record.agency == "arxiv"
+    assert record.titles[0].startswith("Crowdsourcing open citations with CROCI")
+    assert [a.family for a in record.authors] == ["Heibi", "Peroni", "Shotton"]
+    assert answers["10.48550/arxiv.2311.16162"].status is ResolutionStatus.FOUND
+    assert answers["10.48550/arxiv.0000.00000"].status is ResolutionStatus.NOT_FOUND
+    assert registry.count(prefix="/arxiv/query") == 1  # all identifiers in one request
 
 
 def test_unknown_prefix_is_not_registered(registry: RegistryServer, tmp_path: Path) -> None:
@@ -110,7 +135,8 @@ def test_crossref_404_is_not_registered_and_cached(registry: RegistryServer, tmp
     answer = caching.resolve_many(["10.7554/elife.01567x"])["10.7554/elife.01567x"]
     assert (answer.status, answer.agency) == (ResolutionStatus.NOT_FOUND, "crossref")
     again = cache.get("10.7554/elife.01567x")
-    assert again is not None and again.status is ResolutionStatus.NOT_FOUND
+    assert again is not None
+    assert again.status is ResolutionStatus.NOT_FOUND
 
 
 @pytest.mark.parametrize(
@@ -222,3 +248,61 @@ def test_check_and_fetch_online_fill_the_cache_then_offline_is_identical(
     assert [r["errors"] for r in report["results"]] == [[], [], ["E_DOI_NOT_FOUND"]]
     online_report = json.loads((tmp_path / "online.json").read_text())
     assert online_report["results"] == report["results"]
+
+
+def test_cache_refresh_reports_a_retraction_after_pinning(
+    registry: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEAUDIT_CROSSREF_URL", f"{registry.url}/crossref")
+    monkeypatch.setenv("CITEAUDIT_DATACITE_URL", f"{registry.url}/datacite")
+    monkeypatch.setenv("CITEAUDIT_DOI_URL", f"{registry.url}/doi")
+    doi = "10.1002/ece3.2314"
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps({"claims": [{"id": "c1", "text": "t", "citations": [{"doi": doi}]}]}))
+    cache = tmp_path / "cache"
+    assert run_cli("fetch", claims, "--cache", cache).code == 0
+    assert (
+        run_cli("cache", "refresh", "--cache", cache).stdout
+        == "cached=1 changed=0 could_not_check=0 written=0\n"
+    )
+
+    # The registry now says the work was retracted (an update that happened after the cache was pinned).
+    original = registry.data.works[doi]
+    registry.data.works[doi] = {
+        **original,
+        "updated-by": [{"DOI": "10.1002/ece3.9999", "type": "retraction"}],
+    }
+    try:
+        assert run_cli("check", claims, "--cache", cache, "--offline", "--out", tmp_path / "r.json").code == 0
+        seen = run_cli("cache", "refresh", "--cache", cache)
+        assert seen.code == 1
+        assert "10.1002/ece3.2314: relations: [" in seen.stdout
+        assert "updated-by:retraction:10.1002/ece3.9999" in seen.stdout
+        assert run_cli("cache", "refresh", "--cache", cache, "--write").code == 1
+        result = run_cli("check", claims, "--cache", cache, "--offline", "--out", tmp_path / "r.json")
+        assert result.code == 1
+        assert json.loads((tmp_path / "r.json").read_text())["results"][0]["errors"] == ["E_RETRACTED"]
+    finally:
+        registry.data.works[doi] = original
+
+
+def test_a_wrong_doi_gets_the_right_work_as_a_suggestion_only(
+    registry: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEAUDIT_CROSSREF_URL", f"{registry.url}/crossref")
+    monkeypatch.setenv("CITEAUDIT_DATACITE_URL", f"{registry.url}/datacite")
+    monkeypatch.setenv("CITEAUDIT_DOI_URL", f"{registry.url}/doi")
+    title = _works()["10.1002/ece3.2314"]["title"][0]
+    claims = tmp_path / "claims.json"
+    citation = {
+        "doi": "10.1002/ece3.2341",
+        "title": title,
+        "year": 2016,
+        "first_author": "Boettiger",
+    }  # digits swapped
+    claims.write_text(json.dumps({"claims": [{"id": "c1", "text": "t", "citations": [citation]}]}))
+    out = tmp_path / "r.json"
+    assert run_cli("check", claims, "--cache", tmp_path / "cache", "--out", out).code == 1
+    (finding,) = json.loads(out.read_text())["results"][0]["findings"]
+    assert finding["code"] == "E_DOI_NOT_FOUND"  # the verdict stays: this DOI is not registered
+    assert finding["suggestion"]["candidate"]["doi"] == "10.1002/ece3.2314"

@@ -39,6 +39,12 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo(
             "E_CACHE_CORRUPT", _E, _UN, "The cache entry for this DOI is unreadable and was not trusted."
         ),
+        CodeInfo(
+            "E_REGISTRY_UNAVAILABLE",
+            _E,
+            _UN,
+            "The registry could not be asked (timeouts, errors, rate limits outlasted the retries).",
+        ),
         # metadata as the agent wrote it against the registry record
         CodeInfo(
             "E_TITLE_MISMATCH", _E, _WRONG, "The title differs from the registry's title (and subtitle)."
@@ -49,6 +55,11 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo("E_AUTHOR_MISMATCH", _E, _WRONG, "The first author named is not an author of the work."),
         CodeInfo(
             "W_AUTHOR_NOT_FIRST", _W, _NOTE, "The author named as first is an author, but not the first."
+        ),
+        CodeInfo("E_RETRACTED", _E, _WRONG, "The cited work was retracted, withdrawn or removed."),
+        CodeInfo("W_UPDATED", _W, _NOTE, "The cited work has a correction, a new version or another update."),
+        CodeInfo(
+            "W_PREPRINT_PUBLISHED", _W, _NOTE, "The cited work is a preprint that has since been published."
         ),
         CodeInfo(
             "W_METADATA_UNVERIFIABLE",
@@ -97,6 +108,9 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo("E_NO_CORPUS", _E, _UN, "The citation names a corpus document, but no corpus was given."),
         CodeInfo(
             "E_NO_STORE", _E, _UN, "The citation names an evidence-store source, but no store was given."
+        ),
+        CodeInfo(
+            "E_NO_IDENTIFIER", _E, _UN, "The reference names no DOI or arXiv id, so it cannot be looked up."
         ),
     )
 }

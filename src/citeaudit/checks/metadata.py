@@ -15,7 +15,7 @@ from citeaudit.model import Finding
 from citeaudit.normalize import clean_markup, fold_name, normalize_title
 from citeaudit.resolve.interface import Author, Record
 
-__all__ = ["check_first_author", "check_title", "check_year", "display_title"]
+__all__ = ["check_first_author", "check_relations", "check_title", "check_year", "display_title"]
 
 _SEPARATORS = " :.;,-"
 
@@ -149,3 +149,43 @@ def check_first_author(cited: str, record: Record, make: FindingMaker) -> list[F
             suggestion={"first_author": expected},
         )
     ]
+
+
+# Crossref update types that take the work back; everything else is a correction of some kind.
+_WITHDRAWING = {"retraction", "withdrawal", "removal"}
+
+
+def check_relations(record: Record, make: FindingMaker) -> list[Finding]:
+    """Retracted, corrected or superseded works, and preprints since published."""
+    findings: list[Finding] = []
+    for rel in record.relations:
+        if rel.doi == record.doi:
+            continue  # registries sometimes list a work as its own update
+        if rel.relation == "updated-by":
+            kind = (rel.type or "update").lower()
+            by = f" by {rel.doi}" if rel.doi else ""
+            if kind in _WITHDRAWING:
+                findings.append(
+                    make(
+                        "E_RETRACTED",
+                        f"the cited work is subject to a {kind}{by}",
+                        suggestion={"notice": rel.doi},
+                    )
+                )
+            else:
+                findings.append(
+                    make(
+                        "W_UPDATED",
+                        f"the cited work has a {kind.replace('_', ' ')}{by}",
+                        suggestion={"type": kind, "doi": rel.doi},
+                    )
+                )
+        elif rel.relation == "is-preprint-of" and rel.doi:
+            findings.append(
+                make(
+                    "W_PREPRINT_PUBLISHED",
+                    f"the cited work is a preprint, published as {rel.doi}",
+                    suggestion={"doi": rel.doi},
+                )
+            )
+    return findings

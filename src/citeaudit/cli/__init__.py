@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import check, fetch, sources
+from citeaudit.cli import cache, check, fetch, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -42,6 +42,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     check.add_parser(commands)
     fetch.add_parser(commands)
+    cache.add_parser(commands)
     sources.add_parsers(commands)
     return parser
 
@@ -50,6 +51,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return check.run(args, stdout)
+    if args.command == "cache":
+        return cache.run(args, stdout)
     if args.command == "fetch":
         return fetch.run(args, stdout)
     if args.command == "sources":

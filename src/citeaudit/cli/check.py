@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.audit import AuditSettings, Suggester, audit
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -124,6 +124,12 @@ def resolver_for(config: Config) -> CachingResolver:
     return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto))
 
 
+def _suggester(config: Config) -> Suggester:
+    from citeaudit.resolve.search import BibliographicSearch
+
+    return BibliographicSearch(mailto=config.mailto)
+
+
 def exit_code(report: Report) -> int:
     outcome = report_outcome(report)
     return {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
@@ -145,6 +151,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         snapshots=SnapshotDirectory(config.sources),
         corpus=corpus,
         store=_store_lookup(config, args),
+        suggester=None if config.offline else _suggester(config),
         settings=settings,
     )
     write_file(config.out, render_json(report))

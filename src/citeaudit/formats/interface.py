@@ -16,6 +16,7 @@ from typing import Any
 
 from citeaudit.errors import InputError
 from citeaudit.formats import native, seed002
+from citeaudit.formats.bibtex import parse_bibtex
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 from citeaudit.model import Submission
 
@@ -64,6 +65,14 @@ def load_submission(
 ) -> Submission:
     """Read, bound, parse and map one input file."""
     data = read_input(path, max_bytes)
+    if path.suffix.lower() in (".bib", ".bibtex"):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise InputError(
+                str(path), "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+            ) from None
+        return replace(parse_bibtex(text, str(path)), input_sha256=hashlib.sha256(data).hexdigest())
     return parse_bytes(data, str(path), max_depth=max_depth)
 
 

@@ -10,6 +10,7 @@ from citeaudit.errors import InputError
 from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, expect_object, validate
 from citeaudit.model import Citation, Claim, Conflict, CorpusSource, DoiSource, StoreSource
+from citeaudit.resolve.arxiv import ARXIV_DOI_PREFIX, normalize_arxiv
 
 __all__ = [
     "ConflictIn",
@@ -76,7 +77,7 @@ class ConflictIn(StrictWire):
     reason: ShortText
 
 
-_SOURCE_KEYS = ("doi", "document_id", "source_id", "ref")
+_SOURCE_KEYS = ("doi", "arxiv", "document_id", "source_id", "ref")
 
 
 def citation_from_wire(
@@ -91,7 +92,9 @@ def citation_from_wire(
     named = [k for k in _SOURCE_KEYS if k in raw]
     if not named:
         raise InputError(
-            name, json_path(path), "a citation must name its source: doi, document_id, source_id or ref"
+            name,
+            json_path(path),
+            "a citation must name its source: doi, arxiv, document_id, source_id or ref",
         )
     if len(named) > 1:
         raise InputError(name, json_path(path), f"a citation names more than one source: {', '.join(named)}")
@@ -103,6 +106,13 @@ def citation_from_wire(
             return InputError(name, err.path[: -len("id")] + id_key, err.problem)
         return err
 
+    if kind == "arxiv":
+        arxiv = raw.get("arxiv")
+        arxiv_id = normalize_arxiv(arxiv) if isinstance(arxiv, str) else None
+        if arxiv_id is None:
+            raise InputError(name, json_path([*path, "arxiv"]), f"not an arXiv identifier: {arxiv!r}")
+        raw = {**{k: v for k, v in raw.items() if k != "arxiv"}, "doi": ARXIV_DOI_PREFIX + arxiv_id}
+        kind = "doi"
     try:
         if kind == "doi":
             d = validate(DoiCitationIn, raw, name, path)

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from citeaudit.model import Citation, CorpusSource, DoiSource, Report, Row, Severity
+from citeaudit.model import Citation, CorpusSource, DoiSource, ReferenceSource, Report, Row, Severity
 
 __all__ = ["REPORT_SCHEMA", "render_json", "report_to_dict"]
 
@@ -33,6 +33,9 @@ def _source(citation: Citation | None) -> dict[str, Any] | None:
         return out
     if isinstance(s, CorpusSource):
         return {"kind": "corpus", "document_id": s.document_id, "document_version": s.document_version}
+    if isinstance(s, ReferenceSource):
+        fields = {"title": s.title, "year": s.year, "first_author": s.first_author}
+        return {"kind": "reference", **{k: v for k, v in fields.items() if v is not None}}
     return {"kind": "store", "source_id": s.source_id, "revision": s.revision, "digest": s.digest}
 
 

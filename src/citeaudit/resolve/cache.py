@@ -89,6 +89,20 @@ class DoiCache:
         slug = doi_slug(doi)
         return self.root / f"{slug}.json" if len(slug) <= 200 else None
 
+    def dois(self) -> list[str]:
+        """Every DOI the cache holds an entry for (the seed's files as well as ours)."""
+        found = set()
+        for path in sorted(self.root.glob("*.json")):
+            try:
+                data = json.loads(path.read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and isinstance(data.get("doi"), str):
+                found.add(data["doi"])
+            elif isinstance(data, dict) and "status" in data:
+                found.add(path.stem.replace("_", "/", 1))  # a seed file: the slug is the DOI
+        return sorted(found)
+
     def get(self, doi: str) -> Resolution | None:
         """The cached answer, None on a miss, or "could not check" when corrupt."""
         for path in (self.path_for(doi), self._legacy_path(doi)):

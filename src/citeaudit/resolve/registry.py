@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 
+from citeaudit.resolve.arxiv import arxiv_id_of, records_from_atom
 from citeaudit.resolve.cache import DoiCache
 from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.csl import CSL_MEDIA_TYPE, record_from_csl
@@ -80,7 +82,9 @@ class RegistryResolver(Resolver):
         client = self.client_factory()
         self._configure(client)
         try:
-            answers = await self._crossref_batch(client, dois)
+            arxiv = [d for d in dois if arxiv_id_of(d)]
+            answers = await self._arxiv(client, arxiv)
+            answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers]))
             rest = [d for d in dois if d not in answers]
             agencies = await self._agencies(client, sorted({doi_prefix(d) for d in rest}))
             results = await asyncio.gather(*(self._one(client, d, agencies[doi_prefix(d)]) for d in rest))
@@ -98,10 +102,40 @@ class RegistryResolver(Resolver):
         )
         client.limits_for("crossref-list", rate=(3 if polite else 1) * SAFETY, concurrency=1)
         client.limits_for("datacite", rate=10, concurrency=4)
+        client.limits_for("arxiv", rate=1 / 3, concurrency=1)  # arXiv asks for one request every 3 s
         client.limits_for("doi", rate=10, concurrency=4)
 
     def _params(self) -> dict[str, str]:
         return {"mailto": self.mailto} if self.mailto else {}
+
+    # -- arXiv -------------------------------------------------------------------------
+
+    async def _arxiv(self, client: HttpClient, dois: list[str]) -> dict[str, Resolution]:
+        """arXiv DOIs through the arXiv API, 100 identifiers a request."""
+        out: dict[str, Resolution] = {}
+        ids = {d: arxiv_id_of(d) or "" for d in dois}
+        wanted = sorted(set(ids.values()))
+        for start in range(0, len(wanted), 100):
+            chunk = wanted[start : start + 100]
+            params = {"id_list": ",".join(chunk), "max_results": str(len(chunk))}
+            try:
+                answer = await client.get(f"{self.endpoints.arxiv}/query", params=params, route="arxiv",
+                                          expect_json=False)  # fmt: skip
+                records = records_from_atom(answer.body) if answer.status == 200 else None
+            except (HttpFailure, ET.ParseError) as e:
+                records, reason = None, str(e)
+            else:
+                reason = f"arXiv answered HTTP {answer.status}"
+            for doi, arxiv_id in ids.items():
+                if arxiv_id not in chunk:
+                    continue
+                if records is None:
+                    out[doi] = Resolution.unavailable(UNAVAILABLE, f"arXiv: {reason}")
+                elif arxiv_id in records:
+                    out[doi] = Resolution.found(replace(records[arxiv_id], doi=doi))
+                else:
+                    out[doi] = Resolution.not_found("arxiv")
+        return out
 
     # -- Crossref's batch route ----------------------------------------------------
 

@@ -1,0 +1,76 @@
+"""BibTeX bibliographies: each entry becomes a claim citing one work, by its
+DOI, or by its arXiv identifier (arXiv DOIs are ``10.48550/arXiv.<id>``, which
+DataCite registers). An entry with neither cannot be checked and says so."""
+
+from __future__ import annotations
+
+import re
+
+from citeaudit.errors import InputError
+from citeaudit.model import Citation, Claim, DoiSource, ReferenceSource, Submission
+
+__all__ = ["parse_bibtex"]
+
+_BRACES_RE = re.compile(r"[{}]")
+_ARXIV_RE = re.compile(r"^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+
+
+def _plain(value: str) -> str:
+    """BibTeX braces and runs of whitespace out; LaTeX accents are left to the name folding."""
+    return " ".join(_BRACES_RE.sub("", value).split())
+
+
+def _authors(value: str) -> tuple[str, ...]:
+    names = [_plain(n) for n in re.split(r"\s+and\s+", value) if n.strip()]
+    return tuple(n for n in names if n.lower() not in {"others", "et al."})
+
+
+def _arxiv_doi(fields: dict[str, str]) -> str | None:
+    eprint = fields.get("eprint", "").strip()
+    prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).strip().lower()
+    if eprint and (prefix == "arxiv" or eprint.lower().startswith("arxiv:")):
+        m = _ARXIV_RE.match(eprint)
+        if m:
+            return f"10.48550/arXiv.{m.group(1)}"
+    return None
+
+
+def parse_bibtex(text: str, name: str) -> Submission:
+    from bibtexparser import parse_string  # type: ignore[attr-defined]  # re-exported, not in __all__
+
+    library = parse_string(text)
+    if library.failed_blocks:
+        block = library.failed_blocks[0]
+        lines = str(getattr(block, "error", "") or "").strip().splitlines()
+        problem = lines[0] if lines else f"cannot parse the block starting {(block.raw or '')[:40]!r}"
+        raise InputError(name, f"line {(block.start_line or 0) + 1}", problem)
+    claims = []
+    seen: set[str] = set()
+    for entry in library.entries:
+        if entry.key in seen:
+            raise InputError(
+                name, f"line {(entry.start_line or 0) + 1}", f"duplicate entry key {entry.key!r}"
+            )
+        seen.add(entry.key)
+        fields = {f.key.lower(): str(f.value) for f in entry.fields}
+        title = _plain(fields["title"]) if fields.get("title") else None
+        year_text = _plain(fields.get("year", ""))
+        year = int(year_text) if year_text.isdigit() else None
+        authors = _authors(fields.get("author", ""))
+        doi = _plain(fields.get("doi", "")) or _arxiv_doi(fields)
+        source: DoiSource | ReferenceSource
+        if doi:
+            venue = _plain(fields.get("journal", fields.get("booktitle", ""))) or None
+            first = authors[0] if authors else None
+            source = DoiSource(
+                doi=doi, title=title, year=year, first_author=first, authors=authors, container=venue
+            )
+        else:
+            source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)
+        citation = Citation(id=entry.key, source=source)
+        claims.append(
+            Claim(id=entry.key, text=f"bibliography entry ({entry.entry_type})", citations=(citation,))
+        )
+    if not claims:
+        raise InputError(name, "", "no BibTeX entries found")
+    return Submission(claims=tuple(claims), format="bibtex")

@@ -1,0 +1,118 @@
+"""BibTeX input: real and fabricated entries from HALLMARK parse, and each
+entry is audited by its DOI, its arXiv id, or reported as uncheckable."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.errors import InputError
+from citeaudit.formats import load_submission
+from citeaudit.model import DoiSource, ReferenceSource
+from tests.conftest import read_jsonl, run_cli, shared_data
+
+
+def _bib(row: dict[str, Any]) -> str:
+    if row.get("raw_bibtex"):
+        return str(row["raw_bibtex"])
+    fields = ",\n".join(f"  {k} = {{{v}}}" for k, v in row["fields"].items())
+    return f"@{row['bibtex_type']}{{{row['bibtex_key']},\n{fields}\n}}\n"
+
+
+def _balanced(row: dict[str, Any]) -> bool:
+    return all(str(v).count("{") == str(v).count("}") for v in row["fields"].values())
+
+
+@pytest.fixture(scope="module")
+def hallmark_rows() -> list[dict[str, Any]]:
+    rows = read_jsonl(shared_data("references", "hallmark", "dev_public.jsonl"))
+    seen: set[str] = set()
+    unique = []
+    for row in rows:
+        if row["bibtex_key"] not in seen:
+            seen.add(row["bibtex_key"])
+            unique.append(row)
+    return unique
+
+
+@pytest.fixture(scope="module")
+def hallmark(hallmark_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries whose fields are well-formed BibTeX (a few real ones have unbalanced braces)."""
+    return [r for r in hallmark_rows if _balanced(r)]
+
+
+def test_a_real_entry_with_unbalanced_braces_is_a_clear_error(
+    hallmark_rows: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    broken = [r for r in hallmark_rows if not _balanced(r)]
+    assert 0 < len(broken) < 0.05 * len(hallmark_rows)
+    path = tmp_path / "broken.bib"
+    path.write_text(_bib(broken[0]), "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_submission(path)
+    assert caught.value.diagnostics().startswith(f"{path}: line 1: ")
+
+
+def test_every_hallmark_entry_parses(hallmark: list[dict[str, Any]], tmp_path: Path) -> None:
+    path = tmp_path / "hallmark.bib"
+    path.write_text("\n".join(_bib(r) for r in hallmark), "utf-8")
+    submission = load_submission(path)
+    assert submission.format == "bibtex"
+    assert [c.id for c in submission.claims] == [r["bibtex_key"] for r in hallmark]
+    kinds = Counter(type(c.citations[0].source).__name__ for c in submission.claims)
+    with_doi = sum(1 for r in hallmark if r["fields"].get("doi"))
+    assert kinds["DoiSource"] >= with_doi
+    assert kinds["ReferenceSource"] == len(hallmark) - kinds["DoiSource"]
+
+
+def test_audit_offline_says_what_it_can(hallmark: list[dict[str, Any]], tmp_path: Path) -> None:
+    path = tmp_path / "hallmark.bib"
+    path.write_text("\n".join(_bib(r) for r in hallmark), "utf-8")
+    out = tmp_path / "report.json"
+    result = run_cli("check", path, "--offline", "--cache", tmp_path / "cache", "--out", out)
+    assert result.code in (1, 3)
+    report = json.loads(out.read_text("utf-8"))
+    codes = Counter(code for r in report["results"] for code in r["errors"])
+    assert set(codes) <= {"E_NOT_CACHED", "E_NO_IDENTIFIER", "E_DOI_SYNTAX"}
+    assert codes["E_NO_IDENTIFIER"] > 0
+    assert codes["E_NOT_CACHED"] > 0
+
+
+def test_fields_are_mapped(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@article{lee2022, title={Structured {F}ourier Attention}, author={Lee, Yoonwoo and Kang, J. and others},"
+        " year={2022}, doi={10.1002/ece3.2314}, journal={Ecology and Evolution}}\n"
+        "@misc{preprint, title={Red-Teaming}, eprint={2310.01362v2}, archivePrefix={arXiv}}\n"
+        "@book{nobody, title={A Book Without Identifiers}, author={Smith, A.}, year={1999}}\n",
+        "utf-8",
+    )
+    first, second, third = (c.citations[0].source for c in load_submission(path).claims)
+    assert first == DoiSource("10.1002/ece3.2314", "Structured Fourier Attention", 2022, "Lee, Yoonwoo",
+                              ("Lee, Yoonwoo", "Kang, J."), "Ecology and Evolution")  # fmt: skip
+    assert isinstance(second, DoiSource)
+    assert second.doi == "10.48550/arXiv.2310.01362"
+    assert third == ReferenceSource("A Book Without Identifiers", 1999, "Smith, A.")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "@article{a, title={unclosed\n",
+            "line 1: cannot parse the block starting '@article{a, title={unclosed\\n'",
+        ),
+        ("@article{a, title={x}}\n@article{a, title={y}}\n", "line 2: Duplicate entry key 'a'"),
+        ("% only a comment\n", "no BibTeX entries found"),
+    ],
+)
+def test_bad_bibtex_is_an_input_error(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "bad.bib"
+    path.write_text(text, "utf-8")
+    with pytest.raises(InputError) as caught:
+        load_submission(path)
+    assert caught.value.diagnostics().startswith(f"{path}: {problem}")
