@@ -306,3 +306,32 @@ def test_a_wrong_doi_gets_the_right_work_as_a_suggestion_only(
     (finding,) = json.loads(out.read_text())["results"][0]["findings"]
     assert finding["code"] == "E_DOI_NOT_FOUND"  # the verdict stays: this DOI is not registered
     assert finding["suggestion"]["candidate"]["doi"] == "10.1002/ece3.2314"
+
+
+def test_progress_is_reported_as_answers_arrive(registry: RegistryServer, tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    resolver = _resolver(registry, tmp_path)
+    resolver.progress = lambda done, total: seen.append((done, total))
+    dois = [*sorted(_works())[:20], "10.5061/dryad.8515", "10.7554/elife.01567x"]
+    resolver.resolve_many(dois)
+    assert seen[0] == (20, 22)  # the batch answered for the Crossref works at once
+    assert seen[-1] == (22, 22)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_progress_line_only_on_a_terminal() -> None:
+    import io
+
+    from citeaudit.cli.common import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    plain, tty = io.StringIO(), Tty()
+    for stream in (plain, tty):
+        progress = Progress("resolving DOIs", stream)
+        for done in range(0, 21, 10):
+            progress(done, 20)
+    assert plain.getvalue() == ""
+    assert tty.getvalue() == "\rresolving DOIs: 0/20\rresolving DOIs: 10/20\rresolving DOIs: 20/20\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
@@ -13,6 +14,7 @@ from citeaudit.cli.common import (
     EXIT_ERRORS,
     EXIT_UNCHECKED,
     Parser,
+    Progress,
     add_store_options,
     positive,
     store_and_scope,
@@ -121,7 +123,8 @@ def resolver_for(config: Config) -> CachingResolver:
         return CachingResolver(cache)
     from citeaudit.resolve.registry import RegistryResolver  # httpx only when going online
 
-    return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto))
+    progress = Progress("resolving DOIs", sys.stderr)
+    return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto, progress=progress))
 
 
 def _suggester(config: Config) -> Suggester:

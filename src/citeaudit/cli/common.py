@@ -19,6 +19,7 @@ __all__ = [
     "EXIT_UNCHECKED",
     "EXIT_USAGE",
     "Parser",
+    "Progress",
     "add_store_options",
     "positive",
     "print_json",
@@ -65,6 +66,23 @@ def store_and_scope(config: Config, args: argparse.Namespace) -> tuple[str, str]
     if not scope:
         raise ConfigError("no scope: give --scope TENANT/USER")
     return store, scope
+
+
+class Progress:
+    """A one-line counter on stderr, only on a terminal and for more than a handful of items."""
+
+    def __init__(self, label: str, stream: TextIO, minimum: int = 10) -> None:
+        self.label = label
+        self.stream = stream
+        self.minimum = minimum
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= self.minimum or not self.stream.isatty():
+            return
+        self.shown = True
+        end = "\n" if done >= total else ""
+        print(f"\r{self.label}: {done}/{total}", end=end, file=self.stream, flush=True)
 
 
 def print_json(value: Any, out: TextIO) -> None:

@@ -68,7 +68,9 @@ class RegistryResolver(Resolver):
         mailto: str = "",
         endpoints: Endpoints | None = None,
         client_factory: Callable[[], HttpClient] | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> None:
+        self.progress = progress  # called with (done, total) as answers arrive
         self.cache = cache
         self.mailto = mailto
         self.endpoints = endpoints or Endpoints.from_environment()
@@ -81,13 +83,26 @@ class RegistryResolver(Resolver):
     async def resolve_async(self, dois: list[str]) -> dict[str, Resolution]:
         client = self.client_factory()
         self._configure(client)
+        total = len(dois)
+
+        def tick(done: int) -> None:
+            if self.progress is not None:
+                self.progress(done, total)
+
+        async def one(doi: str, agency: str | Resolution) -> Resolution:
+            answer = await self._one(client, doi, agency)
+            tick(total - len(rest) + sum(1 for t in pending if t.done()) + 1)
+            return answer
+
         try:
             arxiv = [d for d in dois if arxiv_id_of(d)]
             answers = await self._arxiv(client, arxiv)
             answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers]))
             rest = [d for d in dois if d not in answers]
+            tick(len(answers))
             agencies = await self._agencies(client, sorted({doi_prefix(d) for d in rest}))
-            results = await asyncio.gather(*(self._one(client, d, agencies[doi_prefix(d)]) for d in rest))
+            pending = [asyncio.ensure_future(one(d, agencies[doi_prefix(d)])) for d in rest]
+            results = await asyncio.gather(*pending)
             answers.update(zip(rest, results, strict=True))
             self.last_stats = {"requests": client.requests, "throttled": client.throttled}
             return answers
