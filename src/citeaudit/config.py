@@ -37,6 +37,8 @@ class Config:
     max_input_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
     jobs: int = field(default_factory=available_cpus)
+    store_max_sources: int = 100_000  # per scope
+    store_max_text_bytes: int = 64 * 1024 * 1024  # per revision
     severity: Mapping[str, str] = field(default_factory=dict)
     origin: str = "defaults"  # where the file settings came from, for messages
 
@@ -55,9 +57,18 @@ ENV_VARS = {
     "corpus": "CITEAUDIT_CORPUS",
     "store": "CITEAUDIT_STORE",
     "scope": "CITEAUDIT_SCOPE",
+    "store_max_sources": "CITEAUDIT_STORE_MAX_SOURCES",
+    "store_max_text_bytes": "CITEAUDIT_STORE_MAX_TEXT_BYTES",
 }
 _PATHS = {"cache", "sources", "out", "corpus"}
-_INTS = {"min_quote_length", "max_input_bytes", "max_depth", "jobs"}
+_INTS = {
+    "min_quote_length",
+    "max_input_bytes",
+    "max_depth",
+    "jobs",
+    "store_max_sources",
+    "store_max_text_bytes",
+}
 
 
 def _find_file(cwd: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -335,3 +335,29 @@ def test_progress_line_only_on_a_terminal() -> None:
             progress(done, 20)
     assert plain.getvalue() == ""
     assert tty.getvalue() == "\rresolving DOIs: 0/20\rresolving DOIs: 10/20\rresolving DOIs: 20/20\n"
+
+
+def test_the_four_perturbations_are_caught_online_too(registry: RegistryServer, tmp_path: Path) -> None:
+    """The core issue's perturbations, every full record, resolved through the replay server."""
+    from citeaudit.audit import AuditSettings, audit
+    from citeaudit.formats import parse_document
+    from citeaudit.sources.directory import SnapshotDirectory
+    from tests.test_registry_real import careful_citation, perturbations
+
+    records = [record_from_message(m) for m in _works().values()]
+    claims, expected = [], {}
+    for i, record in enumerate(records):
+        for kind, (citation, code) in perturbations(record, careful_citation(record, i)).items():
+            claims.append(
+                {"id": f"r{i}-{kind}", "text": "The work reports its findings.", "citations": [citation]}
+            )
+            expected[f"r{i}-{kind}"] = [code]
+    submission = parse_document({"claims": claims}, "perturbed.json")
+    cache = DoiCache(tmp_path)
+    resolver = CachingResolver(cache, _resolver(registry, tmp_path))
+    report = audit(
+        submission, resolver=resolver, snapshots=SnapshotDirectory(tmp_path), settings=AuditSettings()
+    )
+    got = {row.claim_id: [f.code for f in row.errors] for row in report.rows}
+    assert len(got) > 1500
+    assert got == expected

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citeaudit.checks.doi import DOI_RE, normalize_doi
 from citeaudit.cli.common import (
@@ -23,6 +23,9 @@ from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
 from citeaudit.resolve.cache import hashed_name
 from citeaudit.sources.extract import extract_file
+
+if TYPE_CHECKING:
+    from citeaudit.sources.store import EvidenceStore, Scope
 
 __all__ = ["add_parsers", "run_locate", "run_snapshot", "run_sources"]
 
@@ -73,11 +76,13 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     snapshot.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
 
 
-def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from citeaudit.sources.store import Scope, open_store  # SQLAlchemy only when used
+def _open(args: argparse.Namespace) -> tuple[EvidenceStore, Scope]:
+    from citeaudit.sources.store import Scope, StoreLimits, open_store  # SQLAlchemy only when used
 
-    target, scope = store_and_scope(load_config(Path.cwd(), args.config), args)
-    return open_store(target), Scope.parse(scope)
+    config = load_config(Path.cwd(), args.config)
+    target, scope = store_and_scope(config, args)
+    limits = StoreLimits(config.store_max_sources, config.store_max_text_bytes)
+    return open_store(target, limits), Scope.parse(scope)
 
 
 def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -88,9 +93,9 @@ def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
             store.register(
                 scope, args.id, args.title or args.file.name, args.locator or str(args.file), args.kind
             )
-            revision, created = store.ingest(scope, args.id, text)
-            print_json({**revision.ref(), "created": created, "entered_at": revision.entered_at,
-                        "size": revision.size}, stdout)  # fmt: skip
+            added, created = store.ingest(scope, args.id, text)
+            print_json({**added.ref(), "created": created, "entered_at": added.entered_at,
+                        "size": added.size}, stdout)  # fmt: skip
         elif args.action == "list":
             print_json([s.to_json() for s in store.list(scope)], stdout)
         elif args.action in ("show", "export"):
