@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -66,7 +65,6 @@ class SourceText:
     _no_drop: str | None = field(default=None, repr=False)
     _normalized: NormalizedText | None = field(default=None, repr=False)
     _positions: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
-    _newlines: list[int] | None = field(default=None, repr=False)
 
     # -- lazily built forms --------------------------------------------------
 
@@ -101,16 +99,9 @@ class SourceText:
         return self._normalized
 
     def lines(self, span: Span) -> tuple[int, int]:
-        """First and last line (1-based) of a non-empty span."""
-        if self._newlines is None:
-            found, at = [], self.text.find("\n")
-            while at != -1:
-                found.append(at)
-                at = self.text.find("\n", at + 1)
-            self._newlines = found
-        return bisect_left(self._newlines, span.start) + 1, bisect_left(
-            self._newlines, max(span.start, span.end - 1)
-        ) + 1
+        """First and last line (1-based) of a non-empty span: one C-level count up to it."""
+        first = self.text.count("\n", 0, span.start) + 1
+        return first, first + self.text.count("\n", span.start, max(span.start, span.end - 1))
 
     def positions(self, word: str, cap: int) -> list[int] | None:
         """Where ``word`` occurs in the folded text; None if more than ``cap`` times.

@@ -71,6 +71,17 @@ def _resolver(
     )
 
 
+def _point_at(server: RegistryServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's resolvers read their base URLs from the environment."""
+    for name, path in (
+        ("CROSSREF", "crossref"),
+        ("DATACITE", "datacite"),
+        ("DOI", "doi"),
+        ("ARXIV", "arxiv"),
+    ):
+        monkeypatch.setenv(f"CITEAUDIT_{name}_URL", f"{server.url}/{path}")
+
+
 def _works() -> dict[str, dict[str, Any]]:
     rows = read_jsonl(shared_data("registry", "crossref_works.jsonl"))
     return {r["doi"].lower(): r["message"] for r in rows if not r["partial_select"]}
@@ -217,9 +228,7 @@ def test_announced_limits_are_kept(registry: RegistryServer, tmp_path: Path) -> 
 def test_check_and_fetch_online_fill_the_cache_then_offline_is_identical(
     registry: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEAUDIT_CROSSREF_URL", f"{registry.url}/crossref")
-    monkeypatch.setenv("CITEAUDIT_DATACITE_URL", f"{registry.url}/datacite")
-    monkeypatch.setenv("CITEAUDIT_DOI_URL", f"{registry.url}/doi")
+    _point_at(registry, monkeypatch)
     message = _works()["10.1002/ece3.2314"]
     citation = {
         "doi": "10.1002/ece3.2314",
@@ -253,9 +262,7 @@ def test_check_and_fetch_online_fill_the_cache_then_offline_is_identical(
 def test_cache_refresh_reports_a_retraction_after_pinning(
     registry: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEAUDIT_CROSSREF_URL", f"{registry.url}/crossref")
-    monkeypatch.setenv("CITEAUDIT_DATACITE_URL", f"{registry.url}/datacite")
-    monkeypatch.setenv("CITEAUDIT_DOI_URL", f"{registry.url}/doi")
+    _point_at(registry, monkeypatch)
     doi = "10.1002/ece3.2314"
     claims = tmp_path / "claims.json"
     claims.write_text(json.dumps({"claims": [{"id": "c1", "text": "t", "citations": [{"doi": doi}]}]}))
@@ -289,9 +296,7 @@ def test_cache_refresh_reports_a_retraction_after_pinning(
 def test_a_wrong_doi_gets_the_right_work_as_a_suggestion_only(
     registry: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEAUDIT_CROSSREF_URL", f"{registry.url}/crossref")
-    monkeypatch.setenv("CITEAUDIT_DATACITE_URL", f"{registry.url}/datacite")
-    monkeypatch.setenv("CITEAUDIT_DOI_URL", f"{registry.url}/doi")
+    _point_at(registry, monkeypatch)
     title = _works()["10.1002/ece3.2314"]["title"][0]
     claims = tmp_path / "claims.json"
     citation = {

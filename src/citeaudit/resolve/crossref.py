@@ -4,28 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from citeaudit.resolve.fields import date_year, strings
 from citeaudit.resolve.interface import Author, Record, Relation
 
 __all__ = ["record_from_message"]
 
 # The dates Crossref gives a work; the print and online years differ on real records.
 _YEAR_FIELDS = ("issued", "published", "published-print", "published-online")
-
-
-def _year(date: Any) -> int | None:
-    try:
-        year = date["date-parts"][0][0]
-    except (KeyError, IndexError, TypeError):
-        return None
-    return year if isinstance(year, int) else None
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,) if value.strip() else ()
-    if isinstance(value, list):
-        return tuple(v for v in value if isinstance(v, str) and v.strip())
-    return ()
 
 
 def _author(data: dict[str, Any]) -> Author:
@@ -55,17 +40,17 @@ def record_from_message(message: dict[str, Any]) -> Record:
     """Normalise one Crossref work; keeps every year, title and author."""
     years = []
     for key in _YEAR_FIELDS:
-        year = _year(message.get(key))
+        year = date_year(message.get(key))
         if year is not None:
             years.append((key, year))
     return Record(
         doi=str(message.get("DOI", "")).lower(),
         agency="crossref",
-        titles=_strings(message.get("title")),
-        subtitles=_strings(message.get("subtitle")),
+        titles=strings(message.get("title")),
+        subtitles=strings(message.get("subtitle")),
         years=tuple(sorted(years)),
         authors=tuple(_author(a) for a in message.get("author") or () if isinstance(a, dict)),
         type=message.get("type"),
-        container=_strings(message.get("container-title")) + _strings(message.get("short-container-title")),
+        container=strings(message.get("container-title")) + strings(message.get("short-container-title")),
         relations=_relations(message),
     )
