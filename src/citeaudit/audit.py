@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from citeaudit import __version__
+from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.doi import check_doi_syntax, normalize_doi
 from citeaudit.checks.metadata import (
@@ -185,6 +186,7 @@ class _Context:
                 findings += check_year(source.year, record, make)
             if source.first_author is not None:
                 findings += check_first_author(source.first_author, record, make)
+            findings += check_work(source, record, make)
             if not loaded and citation.quote is not None:
                 text = self.snapshots.text_for_doi(doi)
                 snapshot = SourceText(text) if text is not None else None

@@ -88,6 +88,10 @@ class DoiSource:
     first_author: str | None = None
     authors: tuple[str, ...] = ()
     container: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    type: str | None = None  # the kind of work as cited: journal-article, book, dataset…
 
     @property
     def kind(self) -> str:

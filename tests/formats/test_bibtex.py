@@ -4,6 +4,7 @@ entry is audited by its DOI, its arXiv id, or reported as uncheckable."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,8 @@ def test_fields_are_mapped(tmp_path: Path) -> None:
     )
     first, second, third = (c.citations[0].source for c in load_submission(path).claims)
     assert first == DoiSource("10.1002/ece3.2314", "Structured Fourier Attention", 2022, "Lee, Yoonwoo",
-                              ("Lee, Yoonwoo", "Kang, J."), "Ecology and Evolution")  # fmt: skip
+                              ("Lee, Yoonwoo", "Kang, J.", "others"), "Ecology and Evolution",
+                              type="journal-article")  # fmt: skip
     assert isinstance(second, DoiSource)
     assert second.doi == "10.48550/arXiv.2310.01362"
     assert third == ReferenceSource("A Book Without Identifiers", 1999, "Smith, A.")
@@ -116,3 +118,28 @@ def test_bad_bibtex_is_an_input_error(tmp_path: Path, text: str, problem: str) -
     with pytest.raises(InputError) as caught:
         load_submission(path)
     assert caught.value.diagnostics().startswith(f"{path}: {problem}")
+
+
+def test_hallmark_author_and_venue_entries_say_what_they_can_offline(
+    hallmark: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """Entries HALLMARK labels as wrong authors or venue: they parse with all their authors and
+    their venue; offline, a DOI is not cached (could not check) and an entry without one says so."""
+    kinds = {"swapped_authors", "partial_author_list", "placeholder_authors", "wrong_venue", "nonexistent_venue",
+             "preprint_as_published"}  # fmt: skip
+    rows = [r for r in hallmark if r.get("hallucination_type") in kinds]
+    assert len(rows) > 150
+    path = tmp_path / "authors_venues.bib"
+    path.write_text("\n".join(_bib(r) for r in rows), "utf-8")
+    submission = load_submission(path)
+    for claim, row in zip(submission.claims, rows, strict=True):
+        source = claim.citations[0].source
+        named = [n for n in re.split(r"\s+and\s+", row["fields"].get("author", "")) if n.strip()]
+        if isinstance(source, DoiSource):
+            assert len(source.authors) == len(named)
+            assert source.container == (row["fields"].get("journal") or row["fields"].get("booktitle"))
+    out = tmp_path / "report.json"
+    result = run_cli("check", path, "--offline", "--cache", tmp_path / "cache", "--out", out)
+    assert result.code == 3
+    codes = Counter(code for r in json.loads(out.read_text("utf-8"))["results"] for code in r["errors"])
+    assert set(codes) == {"E_NOT_CACHED", "E_NO_IDENTIFIER"}

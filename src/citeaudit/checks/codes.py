@@ -56,6 +56,34 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo(
             "W_AUTHOR_NOT_FIRST", _W, _NOTE, "The author named as first is an author, but not the first."
         ),
+        CodeInfo("E_AUTHOR_NOT_ON_WORK", _E, _WRONG, "A cited author is not an author of the work."),
+        CodeInfo(
+            "W_AUTHOR_ORDER", _W, _NOTE, "The authors are cited in another order than the work lists them."
+        ),
+        CodeInfo("W_AUTHORS_TRUNCATED", _W, _NOTE, "The author list is truncated (et al.)."),
+        CodeInfo(
+            "W_AUTHORS_MISSING",
+            _W,
+            _NOTE,
+            "Authors of the work are missing and the list is not marked et al.",
+        ),
+        CodeInfo("E_VENUE_MISMATCH", _E, _WRONG, "The venue is not the work's journal or proceedings."),
+        CodeInfo(
+            "W_VENUE_PREPRINT_SERVER",
+            _W,
+            _NOTE,
+            "A preprint server is cited as the venue of a published work.",
+        ),
+        CodeInfo(
+            "E_PREPRINT_AS_PUBLISHED",
+            _E,
+            _WRONG,
+            "A preprint is cited as published in a journal or proceedings.",
+        ),
+        CodeInfo("E_VOLUME_MISMATCH", _E, _WRONG, "The volume differs from the record's."),
+        CodeInfo("E_ISSUE_MISMATCH", _E, _WRONG, "The issue differs from the record's."),
+        CodeInfo("E_PAGES_MISMATCH", _E, _WRONG, "The pages or article number differ from the record's."),
+        CodeInfo("E_WORK_TYPE_MISMATCH", _E, _WRONG, "The kind of work cited is not the kind the DOI names."),
         CodeInfo("E_RETRACTED", _E, _WRONG, "The cited work was retracted, withdrawn or removed."),
         CodeInfo("W_UPDATED", _W, _NOTE, "The cited work has a correction, a new version or another update."),
         CodeInfo(

@@ -15,7 +15,16 @@ from citeaudit.model import Finding
 from citeaudit.normalize import clean_markup, fold_name, normalize_title
 from citeaudit.resolve.interface import Author, Record
 
-__all__ = ["check_first_author", "check_relations", "check_title", "check_year", "display_title"]
+__all__ = [
+    "author_keys",
+    "check_first_author",
+    "check_relations",
+    "check_title",
+    "check_year",
+    "cited_name_keys",
+    "display_title",
+    "unverifiable",
+]
 
 _SEPARATORS = " :.;,-"
 
@@ -28,7 +37,7 @@ def display_title(record: Record) -> str:
     return title
 
 
-def _unverifiable(make: FindingMaker, field: str, record: Record) -> list[Finding]:
+def unverifiable(make: FindingMaker, field: str, record: Record) -> list[Finding]:
     return [
         make(
             "W_METADATA_UNVERIFIABLE",
@@ -40,7 +49,7 @@ def _unverifiable(make: FindingMaker, field: str, record: Record) -> list[Findin
 
 def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
     if not record.titles:
-        return _unverifiable(make, "title", record)
+        return unverifiable(make, "title", record)
     agent = normalize_title(cited)
     titles = [normalize_title(t) for t in record.titles]
     subtitles = [normalize_title(s) for s in record.subtitles]
@@ -65,7 +74,7 @@ def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]
 
 def check_year(cited: int, record: Record, make: FindingMaker) -> list[Finding]:
     if not record.years:
-        return _unverifiable(make, "year", record)
+        return unverifiable(make, "year", record)
     if cited in record.year_values:
         return []
     listed = ", ".join(str(y) for y in record.year_values)
@@ -82,7 +91,7 @@ def check_year(cited: int, record: Record, make: FindingMaker) -> list[Finding]:
 _INITIAL_RE = re.compile(r"^(?:[^\W\d_]\.-?)+$|^[^\W\d_]$")
 
 
-def _cited_keys(cited: str) -> set[str]:
+def cited_name_keys(cited: str) -> set[str]:
     """The family-name readings of "Family", "Family, I.", "I. Family"…"""
     if "," in cited:
         return {_key(cited.split(",", 1)[0])}
@@ -99,10 +108,14 @@ def _key(name: str) -> str:
     return fold_name(name).replace("-", " ").replace("  ", " ").strip()
 
 
-def _author_keys(author: Author) -> set[str]:
+def author_keys(author: Author) -> set[str]:
     keys = set()
     if author.family:
         keys.add(_key(author.family))
+        # Some records put initials into the family field ("M. Vale").
+        bare = [t for t in author.family.split() if not _INITIAL_RE.match(t)]
+        if bare and len(bare) < len(author.family.split()):
+            keys.add(_key(" ".join(bare)))
         if author.given:
             keys.add(_key(f"{author.given} {author.family}"))
     if author.name:
@@ -127,9 +140,9 @@ def _first_index(record: Record) -> int:
 
 def check_first_author(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
     if not record.authors:
-        return _unverifiable(make, "author", record)
-    keys = _cited_keys(cited)
-    matches = [i for i, a in enumerate(record.authors) if keys & _author_keys(a)]
+        return unverifiable(make, "author", record)
+    keys = cited_name_keys(cited)
+    matches = [i for i, a in enumerate(record.authors) if keys & author_keys(a)]
     first = _first_index(record)
     if 0 in matches or first in matches:
         return []

@@ -15,6 +15,21 @@ _BRACES_RE = re.compile(r"[{}]")
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 
 
+# BibTeX entry types as kinds of work (the types Crossref uses).
+_ENTRY_TYPES = {
+    "article": "journal-article",
+    "inproceedings": "proceedings-article",
+    "conference": "proceedings-article",
+    "book": "book",
+    "incollection": "book-chapter",
+    "inbook": "book-chapter",
+    "phdthesis": "dissertation",
+    "mastersthesis": "dissertation",
+    "techreport": "report",
+    "dataset": "dataset",
+}
+
+
 def _plain(value: str) -> str:
     """BibTeX braces and runs of whitespace out; LaTeX accents are left to the name folding."""
     return " ".join(_BRACES_RE.sub("", value).split())
@@ -57,13 +72,23 @@ def parse_bibtex(text: str, name: str) -> Submission:
         year_text = _plain(fields.get("year", ""))
         year = int(year_text) if year_text.isdigit() else None
         authors = _authors(fields.get("author", ""))
+        truncated = bool(re.search(r"\band\s+others\s*$", fields.get("author", "")))
         doi = _plain(fields.get("doi", "")) or _arxiv_doi(fields)
         source: DoiSource | ReferenceSource
         if doi:
             venue = _plain(fields.get("journal", fields.get("booktitle", ""))) or None
             first = authors[0] if authors else None
             source = DoiSource(
-                doi=doi, title=title, year=year, first_author=first, authors=authors, container=venue
+                doi=doi,
+                title=title,
+                year=year,
+                first_author=first,
+                authors=authors + (("others",) if truncated else ()),
+                container=venue,
+                volume=_plain(fields.get("volume", "")) or None,
+                issue=_plain(fields.get("number", fields.get("issue", ""))) or None,
+                pages=_plain(fields.get("pages", "")) or None,
+                type=_ENTRY_TYPES.get(entry.entry_type.lower()),
             )
         else:
             source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)

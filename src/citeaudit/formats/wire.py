@@ -36,6 +36,10 @@ class DoiCitationIn(StrictWire):
     first_author: ShortText | None = None
     authors: list[ShortText] | None = None
     container: ShortText | None = None
+    volume: ShortText | int | None = None
+    issue: ShortText | int | None = None
+    pages: ShortText | None = None
+    type: ShortText | None = None
     quote: LongText | None = None
 
 
@@ -123,6 +127,10 @@ def citation_from_wire(
                 first_author=d.first_author,
                 authors=tuple(d.authors or ()),
                 container=d.container,
+                volume=None if d.volume is None else str(d.volume),
+                issue=None if d.issue is None else str(d.issue),
+                pages=d.pages,
+                type=d.type,
             )
             return Citation(id=d.id or default_id, source=source, quote=d.quote)
         if kind == "document_id":

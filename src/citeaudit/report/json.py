@@ -24,7 +24,7 @@ def _source(citation: Citation | None) -> dict[str, Any] | None:
     s = citation.source
     if isinstance(s, DoiSource):
         out: dict[str, Any] = {"kind": "doi", "doi": s.doi}
-        for key in ("title", "year", "first_author", "container"):
+        for key in ("title", "year", "first_author", "container", "volume", "issue", "pages", "type"):
             value = getattr(s, key)
             if value is not None:
                 out[key] = value

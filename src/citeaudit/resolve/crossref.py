@@ -36,6 +36,10 @@ def _relations(message: dict[str, Any]) -> tuple[Relation, ...]:
     return tuple(sorted(set(out), key=lambda r: (r.relation, r.type or "", r.doi or "")))
 
 
+def _text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
 def record_from_message(message: dict[str, Any]) -> Record:
     """Normalise one Crossref work; keeps every year, title and author."""
     years = []
@@ -51,6 +55,11 @@ def record_from_message(message: dict[str, Any]) -> Record:
         years=tuple(sorted(years)),
         authors=tuple(_author(a) for a in message.get("author") or () if isinstance(a, dict)),
         type=message.get("type"),
-        container=strings(message.get("container-title")) + strings(message.get("short-container-title")),
+        container=strings(message.get("container-title")),
+        short_container=strings(message.get("short-container-title")),
         relations=_relations(message),
+        volume=_text(message.get("volume")),
+        issue=_text(message.get("issue")),
+        pages=_text(message.get("page")),
+        article_number=_text(message.get("article-number")),
     )

@@ -40,4 +40,8 @@ def record_from_csl(csl: dict[str, Any], agency: str) -> Record:
         authors=tuple(authors),
         type=csl.get("type"),
         container=strings(csl.get("container-title")),
+        short_container=strings(csl.get("container-title-short")),
+        volume=str(csl["volume"]) if isinstance(csl.get("volume"), (str, int)) else None,
+        issue=str(csl["issue"]) if isinstance(csl.get("issue"), (str, int)) else None,
+        pages=csl["page"] if isinstance(csl.get("page"), str) else None,
     )

@@ -30,6 +30,10 @@ def _author(creator: dict[str, Any]) -> Author:
     return Author(family=family or None, given=given or None)
 
 
+def _text(value: Any) -> str | None:
+    return str(value).strip() or None if isinstance(value, (str, int)) else None
+
+
 def record_from_datacite(attributes: dict[str, Any]) -> Record:
     titles: list[str] = []
     subtitles: list[str] = []
@@ -63,4 +67,8 @@ def record_from_datacite(attributes: dict[str, Any]) -> Record:
         type=(types.get("resourceTypeGeneral") or "").lower() or None,
         container=(container["title"],) if isinstance(container.get("title"), str) else (),
         relations=tuple(sorted(relations, key=lambda r: (r.relation, r.doi or ""))),
+        volume=_text(container.get("volume")),
+        issue=_text(container.get("issue")),
+        pages="-".join(p for p in (_text(container.get("firstPage")), _text(container.get("lastPage"))) if p)
+        or None,
     )

@@ -59,6 +59,11 @@ class Record:
     type: str | None = None
     container: tuple[str, ...] = ()
     relations: tuple[Relation, ...] = field(default=())
+    short_container: tuple[str, ...] = ()
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    article_number: str | None = None
 
     @property
     def year_values(self) -> tuple[int, ...]:
@@ -71,6 +76,11 @@ class Record:
             "container": list(self.container),
             "doi": self.doi,
             "relations": [r.to_json() for r in self.relations],
+            "short_container": list(self.short_container),
+            "volume": self.volume,
+            "issue": self.issue,
+            "pages": self.pages,
+            "article_number": self.article_number,
             "subtitles": list(self.subtitles),
             "titles": list(self.titles),
             "type": self.type,
@@ -89,6 +99,11 @@ class Record:
             type=data.get("type"),
             container=tuple(data.get("container", ())),
             relations=tuple(Relation.from_json(r) for r in data.get("relations", ())),
+            short_container=tuple(data.get("short_container", ())),
+            volume=data.get("volume"),
+            issue=data.get("issue"),
+            pages=data.get("pages"),
+            article_number=data.get("article_number"),
         )
 
 

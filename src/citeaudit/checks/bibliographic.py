@@ -1,0 +1,294 @@
+"""Deeper metadata checks: every author, the venue, volume, issue and pages,
+and the kind of work. Each runs only when the citation gives the field; a
+field the record lacks is "unverifiable", never a mismatch.
+
+Defaults are chosen so that a careful human citation of a real record gives
+no error: an incomplete or truncated author list is a warning, a stranger
+among the authors is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.metadata import author_keys, cited_name_keys, unverifiable
+from citeaudit.model import DoiSource, Finding
+from citeaudit.normalize import clean_markup, fold_name
+from citeaudit.resolve.interface import Record
+
+__all__ = ["check_authors", "check_numbers_of_issue", "check_type", "check_venue", "check_work"]
+
+_TRUNCATION = {"others", "et al", "et al.", "and others", "etal"}
+_ET_AL_RE = re.compile(r"\s*(?:,\s*)?(?:et\.?\s*al\.?|and others)\s*$", re.IGNORECASE)
+
+
+def _split_truncation(cited: Sequence[str]) -> tuple[list[str], bool]:
+    names, truncated = [], False
+    for name in cited:
+        stripped = _ET_AL_RE.sub("", name)
+        if name.strip().lower() in _TRUNCATION or not stripped.strip():
+            truncated = True
+            continue
+        if stripped != name:
+            truncated = True
+        names.append(stripped)
+    return names, truncated
+
+
+def check_authors(cited: Sequence[str], record: Record, make: FindingMaker) -> list[Finding]:
+    """The cited author list against the record's: strangers, order, missing names."""
+    if not any(author_keys(a) for a in record.authors):
+        return unverifiable(make, "author list", record)
+    names, truncated = _split_truncation(cited)
+    keys = [k for k in (author_keys(a) for a in record.authors) if k]  # nameless entries say nothing
+    used: set[int] = set()
+    order: list[int] = []
+    strangers: list[str] = []
+    for name in names:
+        wanted = cited_name_keys(name)
+        match = next((i for i, k in enumerate(keys) if i not in used and wanted & k), None)
+        if match is None:
+            strangers.append(name)
+        else:
+            used.add(match)
+            order.append(match)
+    findings = []
+    if strangers:
+        listed = ", ".join(repr(s) for s in strangers)
+        findings.append(
+            make(
+                "E_AUTHOR_NOT_ON_WORK",
+                f"{listed} {'is' if len(strangers) == 1 else 'are'} not among the work's {len(keys)} authors",
+                suggestion={"authors": [_display(a) for a in record.authors]},
+                detail=str(len(strangers)),
+            )
+        )
+    if order != sorted(order):
+        findings.append(
+            make(
+                "W_AUTHOR_ORDER",
+                "the authors are cited in another order than the work lists them",
+                suggestion={"authors": [_display(a) for a in record.authors]},
+            )
+        )
+    missing = len(keys) - len(used)
+    if missing and truncated:
+        findings.append(
+            make(
+                "W_AUTHORS_TRUNCATED",
+                f"the list is truncated (et al.): {missing} of {len(keys)} authors not named",
+            )
+        )
+    elif missing and not strangers:
+        findings.append(
+            make(
+                "W_AUTHORS_MISSING",
+                f"{missing} of the work's {len(keys)} authors are not cited, and the list is not "
+                "marked et al.",
+                suggestion={"authors": [_display(a) for a in record.authors]},
+            )
+        )
+    return findings
+
+
+def _display(author: object) -> str:
+    family, given, name = (getattr(author, k) for k in ("family", "given", "name"))
+    if family:
+        return f"{family}, {given}" if given else str(family)
+    return str(name or "")
+
+
+# -- venue -----------------------------------------------------------------------
+
+PREPRINT_SERVERS = (
+    "arxiv", "biorxiv", "medrxiv", "chemrxiv", "ssrn", "research square", "preprints.org", "psyarxiv",
+    "socarxiv", "eartharxiv", "techrxiv", "osf preprints", "authorea", "engrxiv", "edarxiv", "preprints",
+)  # fmt: skip
+_PREPRINT_TYPES = {"posted-content", "preprint"}
+_PUBLISHED_TYPES = {
+    "journal-article",
+    "proceedings-article",
+    "book-chapter",
+    "journalarticle",
+    "conferencepaper",
+}
+
+
+def _venue_key(text: str) -> str:
+    """Letters and digits only, 'and' for '&', no leading 'the': abbreviations compare by content."""
+    folded = fold_name(clean_markup(text)).replace("&", " and ")
+    folded = re.sub(r"^the\s+", "", folded)
+    return re.sub(r"[^0-9a-z\u00c0-\uffff]+", "", folded.replace(" and ", " "))
+
+
+def _is_preprint_server(venue: str) -> bool:
+    key = fold_name(venue)
+    return any(re.search(rf"(?<![a-z]){re.escape(s)}(?![a-z])", key) for s in PREPRINT_SERVERS)
+
+
+def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
+    kind = (record.type or "").lower()
+    names = record.container + record.short_container
+    if any(_venue_key(cited) == _venue_key(n) for n in names if _venue_key(n)):
+        return []
+    if kind in _PREPRINT_TYPES and not _is_preprint_server(cited):
+        return [
+            make(
+                "E_PREPRINT_AS_PUBLISHED",
+                f"{cited!r} is cited as the venue, but the work is a preprint ({kind})",
+                suggestion={"container": list(names), "type": record.type},
+            )
+        ]
+    if _is_preprint_server(cited) and kind in _PUBLISHED_TYPES:
+        return [
+            make(
+                "W_VENUE_PREPRINT_SERVER",
+                f"{cited!r} is a preprint server; the work was published in "
+                f"{names[0] if names else 'a venue'}",
+                suggestion={"container": list(names)},
+            )
+        ]
+    if not names:
+        return unverifiable(make, "venue", record)
+    return [
+        make(
+            "E_VENUE_MISMATCH",
+            f"{cited!r} is not the work's venue",
+            suggestion={"container": list(names)},
+        )
+    ]
+
+
+# -- volume, issue, pages -------------------------------------------------------------
+
+_NUMBER_PREFIX_RE = re.compile(r"^\s*(?:vol(?:ume)?|no|nr|num(?:ber)?|issue|pp?|pages?)\.?\s*", re.IGNORECASE)
+
+
+def _plain_number(value: str) -> str:
+    text = _NUMBER_PREFIX_RE.sub("", value).strip().casefold()
+    return text.lstrip("0") or text if text.isdigit() else text
+
+
+def _page_range(value: str) -> tuple[str, str | None]:
+    """``123–130``, ``123-30`` (end abbreviated), ``e123``, ``S12--S15`` → (first, last)."""
+    text = _NUMBER_PREFIX_RE.sub("", value).strip()
+    parts = [p.strip() for p in re.split(r"\s*(?:-+|–|—|‐|‑|\u2212)\s*", text) if p.strip()]
+    if not parts:
+        return "", None
+    first = _plain_number(parts[0])
+    last = _plain_number(parts[-1]) if len(parts) > 1 else None
+    if last is not None and first.isdigit() and last.isdigit() and len(last) < len(first):
+        last = first[: len(first) - len(last)] + last  # 123-30 → 130
+    return first, last
+
+
+def _pages_agree(cited: str, record: Record) -> bool:
+    first, last = _page_range(cited)
+    if record.article_number and first == _plain_number(record.article_number):
+        return True
+    if not record.pages:
+        return False
+    r_first, r_last = _page_range(record.pages)
+    if first != r_first:
+        return False
+    return last is None or r_last is None or last == r_last
+
+
+def check_numbers_of_issue(source: DoiSource, record: Record, make: FindingMaker) -> list[Finding]:
+    findings: list[Finding] = []
+    for field, code, theirs in (
+        ("volume", "E_VOLUME_MISMATCH", record.volume),
+        ("issue", "E_ISSUE_MISMATCH", record.issue),
+    ):
+        ours = getattr(source, field)
+        if ours is None:
+            continue
+        if theirs is None:
+            findings += unverifiable(make, field, record)
+        elif _plain_number(ours) != _plain_number(theirs):
+            findings.append(
+                make(
+                    code, f"{field} {ours!r} is cited; the record has {theirs!r}", suggestion={field: theirs}
+                )
+            )
+    if source.pages is not None:
+        if not record.pages and not record.article_number:
+            findings += unverifiable(make, "pages", record)
+        elif not _pages_agree(source.pages, record):
+            theirs = record.pages or record.article_number
+            findings.append(
+                make(
+                    "E_PAGES_MISMATCH",
+                    f"pages {source.pages!r} are cited; the record has {theirs!r}",
+                    suggestion={"pages": record.pages, "article_number": record.article_number},
+                )
+            )
+    return findings
+
+
+# -- kind of work --------------------------------------------------------------------------
+
+# Kinds of work, each with the registry types that are that kind (Crossref's and DataCite's names).
+_KINDS: dict[str, set[str]] = {
+    "article": {"journal-article", "journalarticle", "article", "article-journal"},
+    "proceedings": {"proceedings-article", "conferencepaper", "paper-conference", "inproceedings"},
+    "book": {"book", "monograph", "edited-book", "reference-book", "book-set", "book-series"},
+    "chapter": {
+        "book-chapter",
+        "book-section",
+        "book-part",
+        "reference-entry",
+        "bookchapter",
+        "chapter",
+        "entry",
+    },
+    "dataset": {"dataset", "component", "database"},
+    "report": {"report", "report-series", "report-component"},
+    "thesis": {"dissertation", "thesis"},
+    "preprint": {"posted-content", "preprint"},
+    "software": {"software"},
+    "issue": {"journal-issue", "journal-volume", "journal"},
+    "review": {"peer-review"},
+}
+# Generic registry types that say nothing about the kind: not compared.
+_GENERIC = {"text", "other", "collection", "standard", "grant", ""}
+
+
+def _kind(type_name: str) -> str | None:
+    t = type_name.strip().lower()
+    return next((kind for kind, names in _KINDS.items() if t in names or t == kind), None)
+
+
+def check_type(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
+    ours = _kind(cited)
+    record_type = (record.type or "").lower()
+    if ours is None or record_type in _GENERIC:
+        return [] if ours is None else unverifiable(make, "kind of work", record)
+    theirs = _kind(record_type)
+    if theirs is None or theirs == ours:
+        return []
+    # A proceedings paper is often published as a book chapter: both are the same kind of citation.
+    if {ours, theirs} == {"proceedings", "chapter"}:
+        return []
+    return [
+        make(
+            "E_WORK_TYPE_MISMATCH",
+            f"a {cited} is cited, but the DOI names a {record.type}",
+            suggestion={"type": record.type},
+        )
+    ]
+
+
+def check_work(source: DoiSource, record: Record, make: FindingMaker) -> list[Finding]:
+    """Every deeper check whose field the citation gives."""
+    findings: list[Finding] = []
+    if source.authors:
+        findings += check_authors(source.authors, record, make)
+    if source.container:
+        findings += check_venue(source.container, record, make)
+    findings += check_numbers_of_issue(source, record, make)
+    if source.type:
+        findings += check_type(source.type, record, make)
+    return findings

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import pytest
+
+from citeaudit.checks.bibliographic import check_authors, check_numbers_of_issue, check_type, check_venue
+from citeaudit.checks.codes import FindingMaker
+from citeaudit.model import DoiSource
+from citeaudit.resolve.interface import Author, Record
+
+MAKE = FindingMaker()
+RECORD = Record(
+    doi="10.1/x",
+    agency="crossref",
+    type="journal-article",
+    authors=(
+        Author("Müller", "Anna"),
+        Author("van der Berg", "Jan"),
+        Author("Ng", "Li"),
+        Author(name="GTEx Consortium"),
+    ),
+    container=("Frontiers in Ecology and the Environment",),
+    short_container=("Frontiers in Ecol &amp; Environ",),
+    volume="14",
+    issue="7",
+    pages="123-130",
+)
+
+
+def codes(findings: list) -> list[str]:  # type: ignore[type-arg]
+    return [f.code for f in findings]
+
+
+@pytest.mark.parametrize(
+    ("cited", "expected"),
+    [
+        (["Müller, A.", "J. van der Berg", "Ng", "GTEx Consortium"], []),
+        (["Muller", "et al."], ["W_AUTHORS_TRUNCATED"]),
+        (["Müller et al."], ["W_AUTHORS_TRUNCATED"]),
+        (["Müller", "Ng"], ["W_AUTHORS_MISSING"]),
+        (["Müller", "Ng", "van der Berg", "GTEx Consortium"], ["W_AUTHOR_ORDER"]),
+        (["Müller", "Smith", "Ng", "GTEx Consortium"], ["E_AUTHOR_NOT_ON_WORK"]),
+    ],
+)
+def test_author_lists(cited: list[str], expected: list[str]) -> None:
+    assert codes(check_authors(cited, RECORD, MAKE)) == expected
+
+
+@pytest.mark.parametrize(
+    "venue",
+    [
+        "Frontiers in Ecology and the Environment",
+        "Frontiers in Ecol & Environ",
+        "FRONTIERS IN ECOL. & ENVIRON.",
+    ],
+)
+def test_venue_forms(venue: str) -> None:
+    assert check_venue(venue, RECORD, MAKE) == []
+
+
+def test_venue_codes() -> None:
+    assert codes(check_venue("Ecology Letters", RECORD, MAKE)) == ["E_VENUE_MISMATCH"]
+    assert codes(check_venue("arXiv preprint arXiv:1606.06565", RECORD, MAKE)) == ["W_VENUE_PREPRINT_SERVER"]
+    preprint = Record(doi="10.1/p", agency="crossref", type="posted-content", container=("bioRxiv",))
+    assert codes(check_venue("Nature", preprint, MAKE)) == ["E_PREPRINT_AS_PUBLISHED"]
+    assert check_venue("bioRxiv", preprint, MAKE) == []
+
+
+@pytest.mark.parametrize(
+    ("pages", "ok"),
+    [("123-130", True), ("123–130", True), ("123-30", True), ("pp. 123--130", True), ("123", True), ("124", False),
+     ("123-131", False)],
+)  # fmt: skip
+def test_pages(pages: str, ok: bool) -> None:
+    found = check_numbers_of_issue(DoiSource("10.1/x", pages=pages), RECORD, MAKE)
+    assert (found == []) is ok
+
+
+def test_article_numbers_volume_and_issue() -> None:
+    record = Record(doi="10.1/y", agency="crossref", volume="7", issue="2", article_number="e123")
+    assert (
+        check_numbers_of_issue(DoiSource("10.1/y", volume="07", issue="No. 2", pages="e123"), record, MAKE)
+        == []
+    )
+    found = check_numbers_of_issue(DoiSource("10.1/y", volume="8", issue="3", pages="e124"), record, MAKE)
+    assert codes(found) == ["E_VOLUME_MISMATCH", "E_ISSUE_MISMATCH", "E_PAGES_MISMATCH"]
+
+
+def test_kind_of_work() -> None:
+    component = Record(doi="10.1/c", agency="crossref", type="component")
+    assert codes(check_type("journal-article", component, MAKE)) == ["E_WORK_TYPE_MISMATCH"]
+    assert check_type("article", RECORD, MAKE) == []
+    assert (
+        check_type("inproceedings", Record(doi="10.1/b", agency="crossref", type="book-chapter"), MAKE) == []
+    )
+    assert codes(check_type("dataset", Record(doi="10.1/t", agency="datacite", type="text"), MAKE)) == [
+        "W_METADATA_UNVERIFIABLE"
+    ]
