@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput, rag_latency, resolve_rate
+from bench import check_throughput, rag_latency, resolve_rate, stats_time
 from bench.results_file import write_section
 
 BENCHMARKS = {
     "check": ("`citeaudit check`: offline DOI audit against the seed script", check_throughput),
     "rag": ("Corpus citations: RAG responses against seed 003's verify.py", rag_latency),
     "resolve": ("Online resolution under Crossref's limits", resolve_rate),
+    "stats": ("`citeaudit stats` over many reports", stats_time),
 }
 
 

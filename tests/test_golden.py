@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from citeaudit.report.formats import RenderContext, ReportFormat, render
 from tests.conftest import GOLDEN, run_cli
 
 CASES = sorted(p.parent for p in GOLDEN.glob("*/case.json"))
@@ -32,6 +33,17 @@ def test_golden_case(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     if os.environ.get("UPDATE_GOLDEN"):
         expected.write_bytes(produced)
     assert produced == expected.read_bytes()
+    # Every other format, rendered from that report, has its golden file too.
+    claims_file = spec["args"][1]
+    context = RenderContext(input_uri=claims_file, input_text=(work / claims_file).read_text("utf-8"))
+    for fmt in ReportFormat:
+        if fmt is ReportFormat.JSON:
+            continue
+        rendered = render(fmt, report, context)
+        golden = case / f"expected.{fmt.value}"
+        if os.environ.get("UPDATE_GOLDEN"):
+            golden.write_bytes(rendered)
+        assert rendered == golden.read_bytes(), f"{case.name}: {fmt.value} differs from {golden.name}"
 
 
 def test_there_are_golden_cases() -> None:

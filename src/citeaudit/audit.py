@@ -447,6 +447,7 @@ def audit(
                 location=r.location,
                 lines=r.lines,
                 record=r.record,
+                origin=r.citation.origin if r.citation is not None else (r.claim.origin if r.claim else ""),
             )
             for r in everything
         ),

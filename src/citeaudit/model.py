@@ -146,6 +146,7 @@ class Citation:
     quote: str | None = None
     start: Any = None  # kept as given: the range check reports wrong types
     end: Any = None
+    origin: str = ""  # where the input has it: a JSON path ($.claims[0].citations[1]) or "line N"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,7 @@ class Claim:
     rationale: str | None = None
     citations: tuple[Citation, ...] = ()
     citation_ids: tuple[str, ...] = ()  # references into Submission.citations
+    origin: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,7 @@ class Row:
     location: Span | None = None
     lines: tuple[int, int] | None = None  # first and last line of the location, 1-based
     record: dict[str, Any] | None = None  # what the registry, corpus or store said, for readers
+    origin: str = ""  # where the input has the citation (or the claim, for a row without one)
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, fetch, sources
+from citeaudit.cli import cache, check, fetch, render, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -44,6 +44,7 @@ def build_parser() -> Parser:
     fetch.add_parser(commands)
     cache.add_parser(commands)
     sources.add_parsers(commands)
+    render.add_parsers(commands)
     return parser
 
 
@@ -53,6 +54,10 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "render":
+        return render.run_render(args, stdout)
+    if args.command == "stats":
+        return render.run_stats(args, stdout)
     if args.command == "fetch":
         return fetch.run(args, stdout)
     if args.command == "sources":

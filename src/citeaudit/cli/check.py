@@ -23,7 +23,8 @@ from citeaudit.cli.common import (
 from citeaudit.config import Config, load_config
 from citeaudit.formats import load_submission
 from citeaudit.model import Report
-from citeaudit.report.json import render_json, report_outcome
+from citeaudit.report.formats import ReportFormat, render
+from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.sources.corpus import load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
@@ -82,6 +83,12 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="processes for the per-source checks; the report is the same for any value "
         "[CITEAUDIT_JOBS; the number of CPUs]",
     )
+    check.add_argument(
+        "--format",
+        choices=[f.value for f in ReportFormat],
+        help="also render the report in this format (to --output, or standard output)",
+    )
+    check.add_argument("--output", type=Path, help="where the --format rendering goes [standard output]")
     add_store_options(check)
 
 
@@ -157,6 +164,19 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         suggester=None if config.offline else _suggester(config),
         settings=settings,
     )
-    write_file(config.out, render_json(report))
-    print(f"checked={len(report.rows)} failed={report.failed} report={config.out}", file=stdout)
+    as_dict = report_to_dict(report)
+    write_file(config.out, dump_report_dict(as_dict))
+    summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}"
+    if args.format:
+        from citeaudit.cli.render import context_for, emit
+
+        data = render(
+            ReportFormat(args.format),
+            report_to_dict(report),
+            context_for(report_to_dict(report), args.claims),
+        )
+        emit(data, args.output, stdout)
+        print(summary, file=sys.stderr if args.output is None else stdout)
+    else:
+        print(summary, file=stdout)
     return exit_code(report)

@@ -92,9 +92,15 @@ def parse_bibtex(text: str, name: str) -> Submission:
             )
         else:
             source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)
-        citation = Citation(id=entry.key, source=source)
+        origin = f"line {(entry.start_line or 0) + 1}"
+        citation = Citation(id=entry.key, source=source, origin=origin)
         claims.append(
-            Claim(id=entry.key, text=f"bibliography entry ({entry.entry_type})", citations=(citation,))
+            Claim(
+                id=entry.key,
+                text=f"bibliography entry ({entry.entry_type})",
+                citations=(citation,),
+                origin=origin,
+            )
         )
     if not claims:
         raise InputError(name, "", "no BibTeX entries found")

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, validate
 from citeaudit.formats.wire import (
     ConflictIn,
@@ -53,6 +54,7 @@ def parse(document: dict[str, Any], name: str) -> Submission:
         )
         claims.append(
             Claim(
+                origin=json_path(["claims", i]),
                 id=c.id,
                 text=c.text,
                 kind=c.kind,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, validate
 from citeaudit.formats.wire import (
     ConflictIn,
@@ -48,7 +49,14 @@ def parse(document: dict[str, Any], name: str) -> Submission:
             for j, obj in enumerate(c.citations)
         )
         claims.append(
-            Claim(id=c.claim_id, text=c.text, kind=c.kind, rationale=c.rationale or None, citations=citations)
+            Claim(
+                origin=json_path(["claims", i]),
+                id=c.claim_id,
+                text=c.text,
+                kind=c.kind,
+                rationale=c.rationale or None,
+                citations=citations,
+            )
         )
     check_claims(claims, name, id_key="claim_id")
     return Submission(

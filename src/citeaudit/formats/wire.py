@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -88,6 +89,10 @@ def citation_from_wire(
     obj: Any, name: str, path: list[str | int], default_id: str, id_key: str = "id"
 ) -> Citation:
     """Map one citation object; which source it names decides its shape."""
+    return replace(_citation(obj, name, path, default_id, id_key), origin=json_path(path))
+
+
+def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_key: str) -> Citation:
     raw = expect_object(obj, name, path)
     if id_key != "id":
         if "id" in raw:
@@ -187,7 +192,7 @@ def check_claims(claims: list[Claim], name: str, id_key: str = "id") -> None:
                 raise InputError(name, where, f"the claim cites {citation.id!r} twice")
             local.add(citation.id)
             previous = inline.get(citation.id)
-            if previous is not None and previous[0] != citation:
+            if previous is not None and replace(previous[0], origin="") != replace(citation, origin=""):
                 first = json_path(["claims", previous[1], "citations", previous[2]])
                 raise InputError(
                     name, where, f"citation id {citation.id!r} names a different fragment than at {first}"

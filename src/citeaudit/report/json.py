@@ -13,7 +13,7 @@ from typing import Any
 
 from citeaudit.model import Citation, CorpusSource, DoiSource, ReferenceSource, Report, Row, Severity
 
-__all__ = ["REPORT_SCHEMA", "render_json", "report_to_dict"]
+__all__ = ["REPORT_SCHEMA", "dump_report_dict", "render_json", "report_to_dict"]
 
 REPORT_SCHEMA = "citeaudit-report/1"
 
@@ -64,6 +64,7 @@ def _row(row: Row) -> dict[str, Any]:
         "doi": row.doi,
         "errors": labels[Severity.ERROR],
         "findings": [f.to_json() for f in row.findings],
+        "input_path": row.origin,
         "location": _location(row),
         "notes": labels[Severity.INFO],
         "record": row.record,
@@ -85,17 +86,23 @@ def report_outcome(report: Report) -> str:
     return "could_not_check" if report.has_unchecked else "clean"
 
 
+def _claim(result: Any, claim: Any) -> dict[str, Any]:
+    out = {"citations": list(result.citation_ids), "id": result.id, "kind": result.kind,
+           "status": result.status.value, "text": claim.text if claim else None}  # fmt: skip
+    if claim is not None and claim.rationale:
+        out["rationale"] = claim.rationale
+    return out
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
     rows = [_row(r) for r in report.rows]
+    texts = {c.id: c for c in report.submission.claims}
     codes = Counter(f.code for r in report.rows for f in r.findings)
     sub = report.submission
     return {
         "checked": len(report.rows),
         "checker": {"name": "citeaudit", "version": report.checker_version},
-        "claims": [
-            {"citations": list(c.citation_ids), "id": c.id, "kind": c.kind, "status": c.status.value}
-            for c in report.claims
-        ],
+        "claims": [_claim(c, texts.get(c.id)) for c in report.claims],
         "conflicts": [{"claim_ids": list(c.claim_ids), "reason": c.reason} for c in sub.conflicts],
         "failed": report.failed,
         "gaps": list(sub.gaps),
@@ -127,12 +134,15 @@ _dumps = _ENCODER.encode
 
 
 def render_json(report: Report) -> bytes:
+    return dump_report_dict(report_to_dict(report))
+
+
+def dump_report_dict(data: dict[str, Any]) -> bytes:
     """Top-level keys one per line, each claim and result on a line of its own.
 
     A diff of two reports then shows one line per changed citation, and the
     compact rows go through the C encoder (indenting every level would not).
     """
-    data = report_to_dict(report)
     lines = ["{"]
     keys = sorted(data)
     for i, key in enumerate(keys):

@@ -1,0 +1,92 @@
+"""``citeaudit render`` and ``citeaudit stats``: other formats of a report,
+and metrics over many reports. Nothing is recomputed: both read report.json."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+from typing import Any, TextIO
+
+from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, write_file
+from citeaudit.errors import InputError
+from citeaudit.formats.jsonload import load_json_bytes, read_input
+from citeaudit.report.formats import RenderContext, ReportFormat, render
+from citeaudit.report.json import REPORT_SCHEMA
+from citeaudit.report.markdown import verify_markdown
+from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
+
+__all__ = ["add_parsers", "emit", "load_report", "run_render", "run_stats"]
+
+FORMATS = [f.value for f in ReportFormat]
+
+
+def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
+    render_cmd = commands.add_parser("render", help="render a report.json as Markdown, SARIF, JUnit or JSON")
+    render_cmd.add_argument("report", type=Path, help="a report.json written by citeaudit check")
+    render_cmd.add_argument("--format", required=True, choices=FORMATS, help="output format")
+    render_cmd.add_argument("--output", type=Path, help="file to write [standard output]")
+    render_cmd.add_argument(
+        "--input",
+        type=Path,
+        help="the claims file the report was made from (SARIF: results at line and column)",
+    )
+    render_cmd.add_argument(
+        "--verify",
+        type=Path,
+        metavar="ARTIFACT",
+        help="check that ARTIFACT is exactly this rendering, intact",
+    )
+    stats = commands.add_parser(
+        "stats", help="metrics over many reports, grouped by labels and checker version"
+    )
+    stats.add_argument("reports", type=Path, nargs="+", help="report.json files")
+    stats.add_argument("--format", choices=["table", "json", "prometheus"], default="table", help="[table]")
+    stats.add_argument("--output", type=Path, help="file to write [standard output]")
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    data = load_json_bytes(read_input(path), str(path))
+    if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA:
+        raise InputError(str(path), "$.schema", f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
+    return data
+
+
+def emit(data: bytes, output: Path | None, stdout: TextIO) -> None:
+    if output is not None:
+        write_file(output, data)
+    else:
+        stdout.write(data.decode("utf-8"))
+
+
+def context_for(report: dict[str, Any], claims: Path | None) -> RenderContext:
+    if claims is None:
+        return RenderContext()
+    data = read_input(claims)
+    if hashlib.sha256(data).hexdigest() != report["input_sha256"]:
+        raise InputError(str(claims), "", "this is not the input the report was made from (SHA-256 differs)")
+    return RenderContext(input_uri=claims.as_posix(), input_text=data.decode("utf-8", "replace"))
+
+
+def run_render(args: argparse.Namespace, stdout: TextIO) -> int:
+    report = load_report(args.report)
+    fmt = ReportFormat(args.format)
+    data = render(fmt, report, context_for(report, args.input))
+    if args.verify is not None:
+        artifact = read_input(args.verify)
+        intact = fmt is not ReportFormat.MARKDOWN or verify_markdown(artifact)
+        same = artifact == data
+        print(
+            f"artifact={args.verify} intact={str(intact).lower()} matches_report={str(same).lower()}",
+            file=stdout,
+        )
+        return EXIT_CLEAN if intact and same else EXIT_ERRORS
+    emit(data, args.output, stdout)
+    return EXIT_CLEAN
+
+
+def run_stats(args: argparse.Namespace, stdout: TextIO) -> int:
+    groups = aggregate([load_report(p) for p in args.reports])
+    text = {"table": to_table, "json": to_json, "prometheus": to_prometheus}[args.format](groups)
+    emit(text.encode("utf-8"), args.output, stdout)
+    return EXIT_CLEAN

@@ -1,0 +1,62 @@
+"""Output formats: a string enum and one exhaustive factory. Every format is
+rendered from the canonical report (the dict that report.json holds)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from citeaudit.formats.positions import json_positions
+from citeaudit.report.junit import render_junit
+from citeaudit.report.markdown import render_markdown
+from citeaudit.report.sarif import render_sarif
+
+__all__ = ["RenderContext", "ReportFormat", "canonical_bytes", "render"]
+
+
+class ReportFormat(StrEnum):
+    JSON = "json"
+    MARKDOWN = "md"
+    SARIF = "sarif"
+    JUNIT = "junit"
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    input_uri: str = "claims.json"  # how SARIF names the input file
+    input_text: str | None = None  # the input itself, to place SARIF results at line and column
+
+
+def canonical_bytes(report: dict[str, Any]) -> bytes:
+    from citeaudit.report.json import dump_report_dict
+
+    return dump_report_dict(report)
+
+
+def render(fmt: ReportFormat, report: dict[str, Any], context: RenderContext | None = None) -> bytes:
+    context = context or RenderContext()
+    if fmt is ReportFormat.JSON:
+        return canonical_bytes(report)
+    if fmt is ReportFormat.MARKDOWN:
+        return render_markdown(report, hashlib.sha256(canonical_bytes(report)).hexdigest())
+    if fmt is ReportFormat.SARIF:
+        positions = (
+            json_positions(context.input_text)
+            if context.input_text and _is_json(context.input_text)
+            else None
+        )
+        return render_sarif(report, context.input_uri, positions)
+    if fmt is ReportFormat.JUNIT:
+        return render_junit(report)
+    raise AssertionError(f"unhandled format {fmt}")  # the enum is exhaustive; a test loops over it
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True

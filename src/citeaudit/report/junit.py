@@ -1,0 +1,35 @@
+"""JUnit XML: one test case per citation (per claim for an uncited claim),
+failures carrying the codes; "could not check" rows are skipped, not passed."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+__all__ = ["render_junit"]
+
+
+def render_junit(report: dict[str, Any]) -> bytes:
+    rows = report["results"]
+    failures = sum(1 for r in rows if r["status"] == "fail")
+    skipped = sum(1 for r in rows if r["status"] == "could_not_check")
+    counts = {"tests": str(len(rows)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
+    suites = ET.Element("testsuites", {"name": "citeaudit", **counts})
+    suite = ET.SubElement(suites, "testsuite", {"name": f"citeaudit {report['input_format']}", **counts})
+    for row in rows:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": f"claim {row['claim'] or '(citation list)'}", "name": row["citation"] or "(claim)"},
+        )
+        if row["status"] == "pass":
+            continue
+        detail = "\n".join(
+            f"{f['label']}: {f['message']}" for f in row["findings"] if f["severity"] == "error"
+        )
+        tag = "failure" if row["status"] == "fail" else "skipped"
+        element = ET.SubElement(case, tag, {"message": " ".join(row["errors"]), "type": row["errors"][0]})
+        element.text = detail
+    ET.indent(suites)
+    data: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"

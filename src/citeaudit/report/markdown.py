@@ -1,0 +1,149 @@
+"""The Markdown artifact (seed 002 §5): status, every claim with its kind,
+rationale and state, conflicts and gaps, and for every citation where it
+points — source, version or revision, content digest, time it entered the
+store, character range and lines — and the quote.
+
+All external text (titles, claims, quotes, notes, reasons) is rendered as
+literal text: HTML and Markdown special characters are escaped, so a quote can
+never become an image, a link or markup. The artifact ends with the SHA-256
+of the report it was rendered from and of its own bytes before that line, so
+a frozen artifact can be re-checked before it is saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from typing import Any
+
+__all__ = ["literal", "render_markdown", "verify_markdown"]
+
+_MD_SPECIAL_RE = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<])")
+_FOOTER = "artifact-sha256: "
+
+
+def literal(text: object) -> str:
+    """External text as literal Markdown: one line, HTML escaped, Markdown escaped."""
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL_RE.sub(r"\\\1", html.escape(flat, quote=False))
+
+
+def _claim_lines(report: dict[str, Any]) -> list[str]:
+    lines = ["## Claims", ""]
+    rows = [r for r in report["results"] if r["claim"] is not None]
+    for claim in report["claims"]:
+        own = [r for r in rows if r["claim"] == claim["id"]]
+        refs = (
+            ", ".join(f"[{literal(c)}](#citation-{_anchor(c)})" for c in claim["citations"]) or "no citation"
+        )
+        lines.append(f"- **{literal(claim['id'])}** · {claim['kind']} · `{claim['status']}` · {refs}")
+        text = claim.get("text")
+        if text:
+            lines.append(f"  {literal(text)}")
+        if claim.get("rationale"):
+            lines.append(f"  Rationale: {literal(claim['rationale'])}")
+        codes = sorted({code for r in own for code in r["errors"] + r["warnings"]})
+        if codes:
+            lines.append(f"  Findings: {', '.join(f'`{c}`' for c in codes)}")
+    lines += ["", "No review records: support of each claim is not confirmed by a reviewer.", ""]
+    return lines
+
+
+def _anchor(citation_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", citation_id)
+
+
+def _source_lines(row: dict[str, Any]) -> list[str]:
+    source, record = row.get("source") or {}, row.get("record") or {}
+    out = []
+    if source.get("kind") == "doi":
+        out.append(f"DOI: {literal(row['doi'])}; cited title: {literal(source.get('title', '—'))}")
+        if record.get("title"):
+            out.append(f"Registry: {literal(record['agency'])}; title: {literal(record['title'])}")
+    elif source.get("kind") == "corpus":
+        out.append(
+            f"Document: {literal(source['document_id'])}; version: {literal(source['document_version'])}"
+        )
+    elif source.get("kind") == "store":
+        out.append(
+            f"Source: {literal(record.get('title', source['source_id']))} ({literal(source['source_id'])})"
+        )
+        if record.get("locator"):
+            out.append(f"Locator: {literal(record['locator'])}; kind: {literal(record.get('kind', ''))}")
+        out.append(f"Revision: {source['revision']}; text SHA-256: {source['digest']}")
+        if record.get("entered_at"):
+            out.append(f"Entered the store: {literal(record['entered_at'])}")
+    elif source:
+        out.append(f"Reference without identifier: {literal(source.get('title', '—'))}")
+    location = row.get("location")
+    if location:
+        span = f"Characters [{location['start']}, {location['end']})"
+        if "line_start" in location:
+            first, last = location["line_start"], location["line_end"]
+            span += f"; line {first}" if first == last else f"; lines {first}–{last}"
+        out.append(span)
+    return out
+
+
+def _citation_lines(report: dict[str, Any]) -> list[str]:
+    lines = ["## Citations", ""]
+    seen: set[str] = set()
+    for row in report["results"]:
+        cid = row["citation"]
+        if cid is None or cid in seen:
+            continue
+        seen.add(cid)
+        lines.append(f'<a id="citation-{_anchor(cid)}"></a>')
+        lines.append("")
+        lines.append(f"### {literal(cid)} · `{row['status']}`")
+        lines.append("")
+        lines += [f"{line}  " for line in _source_lines(row)]
+        for finding in row["findings"]:
+            lines.append(f"- `{finding['label']}` ({finding['severity']}): {literal(finding['message'])}  ")
+        quote = row.get("quote")
+        if quote:
+            lines += ["", f"> {literal(quote)}"]
+        lines.append("")
+    return lines
+
+
+def _body(report: dict[str, Any], report_digest: str) -> str:
+    title = report.get("title") or "Citation audit"
+    lines = [
+        f"# {literal(title)}",
+        "",
+        "> A candidate artifact: the deterministic checks passed or failed as shown; they do not prove "
+        "that any claim is true or supported.",
+        "",
+        f"Status: `{report['status']}` · outcome: `{report['outcome']}` · checked {report['checked']}, "
+        f"failed {report['failed']} · citeaudit {report['checker']['version']}",
+        "",
+        f"Report SHA-256: {report_digest}",
+        "",
+    ]
+    lines += _claim_lines(report)
+    lines += ["## Conflicts and gaps", ""]
+    for conflict in report["conflicts"]:
+        ids = ", ".join(literal(c) for c in conflict["claim_ids"])
+        lines.append(f"- Conflict between {ids}: {literal(conflict['reason'])}")
+    for gap in report["gaps"]:
+        lines.append(f"- Gap: {literal(gap)}")
+    if not report["conflicts"] and not report["gaps"]:
+        lines.append("No conflicts or gaps are registered; this does not mean the material is complete.")
+    lines.append("")
+    lines += _citation_lines(report)
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: dict[str, Any], report_digest: str) -> bytes:
+    body = _body(report, report_digest).encode("utf-8")
+    return body + f"{_FOOTER}{hashlib.sha256(body).hexdigest()}\n".encode()
+
+
+def verify_markdown(artifact: bytes) -> bool:
+    """The artifact is intact: its last line is the SHA-256 of everything before it."""
+    body, sep, footer = artifact.rstrip(b"\n").rpartition(b"\n")
+    if not sep or not footer.startswith(_FOOTER.encode()):
+        return False
+    return footer[len(_FOOTER) :].decode("ascii", "replace") == hashlib.sha256(body + b"\n").hexdigest()

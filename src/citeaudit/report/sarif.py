@@ -1,0 +1,105 @@
+"""SARIF 2.1.0: one rule per finding code (from the catalogue), results at the
+line and column of the citation in the input file, stable fingerprints, and
+"could not check" findings as tool notifications rather than results."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from citeaudit.checks.codes import CATALOGUE
+from citeaudit.model import Outcome
+
+__all__ = ["render_sarif"]
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
+    codes = sorted(CATALOGUE)
+    rules = [
+        {
+            "id": code,
+            "name": "".join(part.capitalize() for part in code.split("_")[1:]),
+            "shortDescription": {"text": CATALOGUE[code].summary},
+            "fullDescription": {
+                "text": f"{CATALOGUE[code].summary} Outcome: {CATALOGUE[code].outcome.value}."
+            },
+            "help": {"text": f"{CATALOGUE[code].summary} See the finding codes in citeaudit's README."},
+            "defaultConfiguration": {"level": _LEVEL[CATALOGUE[code].severity.value]},
+        }
+        for code in codes
+    ]
+    return rules, {code: i for i, code in enumerate(codes)}
+
+
+def _fingerprint(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
+
+
+def render_sarif(
+    report: dict[str, Any], input_uri: str, positions: dict[str, tuple[int, int]] | None = None
+) -> bytes:
+    """``positions`` (JSON path → line, column) place results in the input; without them, at the file."""
+    rules, index = _rules()
+    results, notifications = [], []
+    for row in report["results"]:
+        path = row.get("input_path") or ""
+        region: dict[str, int] | None = None
+        if positions and path in positions:
+            region = {"startLine": positions[path][0], "startColumn": positions[path][1]}
+        elif path.startswith("line "):
+            region = {"startLine": int(path.split()[1])}
+        location: dict[str, Any] = {"artifactLocation": {"uri": input_uri}}
+        if region:
+            location["region"] = region
+        for finding in row["findings"]:
+            code = finding["code"]
+            text = f"{finding['label']}: {finding['message']}"
+            where = f" (claim {row['claim']}, citation {row['citation']})"
+            if finding["outcome"] == Outcome.UNCHECKED.value:
+                notifications.append(
+                    {
+                        "level": "warning",
+                        "message": {"text": text + where},
+                        "descriptor": {"id": code, "index": index[code]},
+                        "locations": [{"physicalLocation": location}],
+                    }
+                )
+                continue
+            results.append(
+                {
+                    "ruleId": code,
+                    "ruleIndex": index[code],
+                    "level": _LEVEL[finding["severity"]],
+                    "message": {"text": text + where},
+                    "locations": [{"physicalLocation": location}],
+                    "partialFingerprints": {
+                        "citeaudit/v1": _fingerprint(
+                            code, row["claim"], row["citation"], path, finding["label"]
+                        )
+                    },
+                }
+            )
+    sarif = {
+        "$schema": _SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "citeaudit",
+                        "version": report["checker"]["version"],
+                        "informationUri": "https://pypi.org/project/citeaudit/",
+                        "rules": rules,
+                    }
+                },
+                "artifacts": [{"location": {"uri": input_uri}}],
+                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+                "results": results,
+            }
+        ],
+    }
+    return (json.dumps(sarif, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")

