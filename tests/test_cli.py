@@ -173,3 +173,22 @@ def test_report_is_byte_identical_across_hash_seeds_and_directories(tmp_path: Pa
         ),
     ]
     assert runs[0] == runs[1] == runs[2] == (case / "expected.json").read_bytes()
+
+
+def test_a_terminal_gets_the_failing_citations_as_a_table(seed: Path) -> None:
+    import io
+
+    from citeaudit.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    assert main(["check", "claims.json", "--offline"], stdout=out, stderr=io.StringIO()) == 1
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "checked=4 failed=3 report=report.json"
+    assert lines[1].split() == ["claim", "citation", "codes", "reason"]
+    assert lines[2].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
+    assert lines[2].endswith("2023 is not a year of the work (the record has 2024)")
+    assert [line.split()[0] for line in lines[2:]] == ["c2", "c3", "c4"]

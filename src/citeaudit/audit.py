@@ -84,6 +84,7 @@ class _Pending:
     lines: tuple[int, int] | None = None
     record: dict[str, Any] | None = None
     years: tuple[int, ...] = ()  # the cited work's years, which the numbers check exempts
+    excerpt: dict[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,25 @@ class _Checked:
     lines: tuple[int, int] | None = None
     record: dict[str, Any] | None = None
     years: tuple[int, ...] = ()
+    excerpt: dict[str, str] | None = None
+
+
+EXCERPT_CONTEXT = 240  # characters of source text kept on each side of a located quote
+
+
+def _place(
+    text: SourceText | None, span: Span | None
+) -> tuple[tuple[int, int] | None, dict[str, str] | None]:
+    """Line numbers and the surrounding text of a located quote, for readers of the report."""
+    if text is None or span is None:
+        return None, None
+    t = text.text
+    excerpt = {
+        "after": t[span.end : span.end + EXCERPT_CONTEXT],
+        "before": t[max(0, span.start - EXCERPT_CONTEXT) : span.start],
+        "match": t[span.start : span.end],
+    }
+    return text.lines(span), excerpt
 
 
 def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], list[_Pending]]:
@@ -194,8 +214,10 @@ class _Context:
             quote_findings, location = check_quote(
                 citation.quote, snapshot, self.settings.min_quote_length, make
             )
-            lines = snapshot.lines(location) if location and snapshot else None
-            out.append(_Checked(findings + quote_findings, location, lines, summary, record.year_values))
+            lines, excerpt = _place(snapshot, location)
+            out.append(
+                _Checked(findings + quote_findings, location, lines, summary, record.year_values, excerpt)
+            )
         return out
 
     # -- corpus documents (seed 003) -------------------------------------------------
@@ -222,8 +244,8 @@ class _Context:
                 out.append(_Checked([finding], record=summary))
                 continue
             findings, location = check_range(citation, text, make)
-            lines = text.lines(location) if location else None
-            out.append(_Checked(findings, location, lines, summary))
+            lines, excerpt = _place(text, location)
+            out.append(_Checked(findings, location, lines, summary, excerpt=excerpt))
         return out
 
     # -- evidence-store sources (seed 002) ---------------------------------------------
@@ -271,8 +293,8 @@ class _Context:
                 )
                 continue
             findings, location = check_range(citation, text, make)
-            lines = text.lines(location) if location else None
-            out.append(_Checked(findings, location, lines, summary))
+            lines, excerpt = _place(text, location)
+            out.append(_Checked(findings, location, lines, summary, excerpt=excerpt))
         return out
 
 
@@ -404,12 +426,8 @@ def audit(
     for (_, group), results in zip(ordered, run_items(check_group, len(ordered), settings.jobs), strict=True):
         for row, checked in zip(group, results, strict=True):
             row.findings += checked.findings
-            row.location, row.lines, row.record, row.years = (
-                checked.location,
-                checked.lines,
-                checked.record,
-                checked.years,
-            )
+            row.location, row.lines, row.record = checked.location, checked.lines, checked.record
+            row.years, row.excerpt = checked.years, checked.excerpt
 
     if suggester is not None:
         _add_candidates(everything, suggester)
@@ -447,6 +465,7 @@ def audit(
                 location=r.location,
                 lines=r.lines,
                 record=r.record,
+                excerpt=r.excerpt,
                 origin=r.citation.origin if r.citation is not None else (r.claim.origin if r.claim else ""),
             )
             for r in everything

@@ -229,6 +229,7 @@ class Row:
     lines: tuple[int, int] | None = None  # first and last line of the location, 1-based
     record: dict[str, Any] | None = None  # what the registry, corpus or store said, for readers
     origin: str = ""  # where the input has the citation (or the claim, for a row without one)
+    excerpt: dict[str, str] | None = None  # the located quote with source text before and after it
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from citeaudit.audit import AuditSettings, Suggester, audit
 from citeaudit.cli.common import (
@@ -179,4 +179,24 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         print(summary, file=sys.stderr if args.output is None else stdout)
     else:
         print(summary, file=stdout)
+        if stdout.isatty():
+            stdout.write(failing_table(as_dict))
     return exit_code(report)
+
+
+def failing_table(report: dict[str, Any], width: int = 60) -> str:
+    """The failing and unchecked citations as a compact table, for a person at a terminal."""
+    rows = [r for r in report["results"] if r["errors"]]
+    if not rows:
+        return ""
+    table = [("claim", "citation", "codes", "reason")]
+    for r in rows:
+        reason = next(f["message"] for f in r["findings"] if f["severity"] == "error")
+        short = reason if len(reason) <= width else reason[: width - 1] + "…"
+        table.append((r["claim"] or "-", r["citation"] or "-", " ".join(r["errors"]), short))
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
+        for row in table
+    ]
+    return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from citeaudit.formats.positions import json_positions
+from citeaudit.report.html import render_html
 from citeaudit.report.junit import render_junit
 from citeaudit.report.markdown import render_markdown
 from citeaudit.report.sarif import render_sarif
@@ -22,6 +23,7 @@ class ReportFormat(StrEnum):
     MARKDOWN = "md"
     SARIF = "sarif"
     JUNIT = "junit"
+    HTML = "html"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ def render(fmt: ReportFormat, report: dict[str, Any], context: RenderContext | N
         return render_sarif(report, context.input_uri, positions)
     if fmt is ReportFormat.JUNIT:
         return render_junit(report)
+    if fmt is ReportFormat.HTML:
+        return render_html(report)
     raise AssertionError(f"unhandled format {fmt}")  # the enum is exhaustive; a test loops over it
 
 

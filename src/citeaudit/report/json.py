@@ -63,6 +63,7 @@ def _row(row: Row) -> dict[str, Any]:
         "claim": row.claim_id,
         "doi": row.doi,
         "errors": labels[Severity.ERROR],
+        "excerpt": row.excerpt,
         "findings": [f.to_json() for f in row.findings],
         "input_path": row.origin,
         "location": _location(row),
