@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.core import AuditSettings, audit
 from citeaudit.formats import parse_document
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.sources.corpus import Corpus, Document

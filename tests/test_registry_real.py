@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.core import AuditSettings, audit
 from citeaudit.formats import parse_document
 from citeaudit.normalize import clean_markup
 from citeaudit.resolve.cache import CachingResolver, DoiCache

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.core import AuditSettings, audit
 from citeaudit.formats import parse_document
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.sources.corpus import Corpus, Document

@@ -2,7 +2,8 @@
 
 __version__ = "0.1.0"
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.api import RepairResult, audit, feedback, feedback_text, repair_loop
+from citeaudit.core import AuditSettings
 from citeaudit.errors import CiteauditError, InputError
 from citeaudit.formats import load_submission, parse_bytes, parse_document
 from citeaudit.model import Report, Submission
@@ -11,11 +12,15 @@ __all__ = [
     "AuditSettings",
     "CiteauditError",
     "InputError",
+    "RepairResult",
     "Report",
     "Submission",
     "__version__",
     "audit",
+    "feedback",
+    "feedback_text",
     "load_submission",
     "parse_bytes",
     "parse_document",
+    "repair_loop",
 ]

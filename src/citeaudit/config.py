@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citeaudit.audit import DEFAULT_MIN_QUOTE_LENGTH
+from citeaudit.core import DEFAULT_MIN_QUOTE_LENGTH
 from citeaudit.errors import ConfigError
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from citeaudit.parallel import available_cpus

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from citeaudit.audit import AuditSettings, audit
+from citeaudit.core import AuditSettings, audit
 from citeaudit.formats import parse_document
 from citeaudit.report.json import render_json
 from citeaudit.report.stats import aggregate, to_prometheus

@@ -344,7 +344,7 @@ def test_progress_line_only_on_a_terminal() -> None:
 
 def test_the_four_perturbations_are_caught_online_too(registry: RegistryServer, tmp_path: Path) -> None:
     """The core issue's perturbations, every full record, resolved through the replay server."""
-    from citeaudit.audit import AuditSettings, audit
+    from citeaudit.core import AuditSettings, audit
     from citeaudit.formats import parse_document
     from citeaudit.sources.directory import SnapshotDirectory
     from tests.test_registry_real import careful_citation, perturbations

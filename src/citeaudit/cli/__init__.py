@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, fetch, render, sources
+from citeaudit.cli import cache, check, feedback, fetch, render, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -45,6 +45,7 @@ def build_parser() -> Parser:
     cache.add_parser(commands)
     sources.add_parsers(commands)
     render.add_parsers(commands)
+    feedback.add_parser(commands)
     return parser
 
 
@@ -54,6 +55,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "feedback":
+        return feedback.run(args, stdout)
     if args.command == "render":
         return render.run_render(args, stdout)
     if args.command == "stats":

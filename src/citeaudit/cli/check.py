@@ -8,7 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.audit import AuditSettings, Suggester, audit
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -21,6 +20,7 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.config import Config, load_config
+from citeaudit.core import AuditSettings, Suggester, audit
 from citeaudit.formats import load_submission
 from citeaudit.model import Report
 from citeaudit.report.formats import ReportFormat, render

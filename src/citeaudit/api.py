@@ -1,0 +1,188 @@
+"""The Python API: audit an answer given as a dict, a path or a Submission,
+with the CLI's options; turn a failing report into instructions for the agent;
+and run the generate → audit → feedback loop of seed 000 step 6.
+
+Nothing here prints, exits or keeps global state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citeaudit.core import AuditSettings
+from citeaudit.core import audit as run_audit
+from citeaudit.formats import load_submission, parse_bytes
+from citeaudit.model import Report, Submission
+from citeaudit.report.json import report_to_dict
+from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.sources.corpus import Corpus, load_corpus
+from citeaudit.sources.directory import SnapshotDirectory
+from citeaudit.sources.interface import SourceLookup
+
+__all__ = ["RepairResult", "audit", "feedback", "feedback_text", "repair_loop"]
+
+Answer = Mapping[str, Any] | str | Path | Submission
+
+
+def _submission(answer: Answer) -> Submission:
+    if isinstance(answer, Submission):
+        return answer
+    if isinstance(answer, str | Path):
+        return load_submission(Path(answer))
+    # Serialised with sorted keys, so the same dict always gets the same input digest.
+    raw = json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return parse_bytes(raw, "<answer>")
+
+
+def audit(
+    answer: Answer,
+    *,
+    cache: str | Path = "cache",
+    sources: str | Path = "sources",
+    corpus: str | Path | Corpus | None = None,
+    store: SourceLookup | None = None,
+    offline: bool = True,
+    mailto: str = "",
+    min_quote_length: int = 30,
+    severity: Mapping[str, str] | None = None,
+    jobs: int = 1,
+) -> Report:
+    """Audit one answer; the same options as ``citeaudit check``.
+
+    ``offline`` defaults to True here: a library call touches the network only
+    when asked to. Bad input raises :class:`citeaudit.InputError`.
+    """
+    submission = _submission(answer)
+    doi_cache = DoiCache(Path(cache))
+    upstream = None
+    if not offline:
+        from citeaudit.resolve.registry import RegistryResolver
+
+        upstream = RegistryResolver(doi_cache, mailto=mailto)
+    loaded = load_corpus(Path(corpus)) if isinstance(corpus, str | Path) else corpus
+    return run_audit(
+        submission,
+        resolver=CachingResolver(doi_cache, upstream),
+        snapshots=SnapshotDirectory(Path(sources)),
+        corpus=loaded,
+        store=store,
+        settings=AuditSettings(
+            min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
+        ),
+    )
+
+
+RULE = (
+    "Fix or delete only the claims listed below. Do not change, add or reword any other claim. "
+    "Use only the sources you were given; a quote must be copied verbatim from the source."
+)
+
+
+def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
+    """Instructions for the agent: which claims to fix or delete, why, with the
+    suggestions (registry title and years, the right range, the occurrence of the
+    quote), and the rule that every other claim must stay as it is."""
+    data = report_to_dict(report) if isinstance(report, Report) else dict(report)
+    by_claim: dict[str, list[dict[str, Any]]] = {}
+    for row in data["results"]:
+        errors = [f for f in row["findings"] if f["severity"] == "error"]
+        if row["claim"] is None or not errors:
+            continue
+        for finding in errors:
+            problem = {"citation": row["citation"], "code": finding["label"], "why": finding["message"]}
+            if finding.get("suggestion"):
+                problem["suggestion"] = finding["suggestion"]
+            by_claim.setdefault(row["claim"], []).append(problem)
+    statuses = {c["id"]: c["status"] for c in data["claims"]}
+    fix = []
+    for claim_id, problems in sorted(by_claim.items()):
+        unchecked = all(
+            p["code"] in {"E_NOT_CACHED", "E_NO_SNAPSHOT", "E_REGISTRY_UNAVAILABLE"} for p in problems
+        )
+        action = "wait_for_a_person" if unchecked else "fix_or_delete"
+        fix.append(
+            {"claim": claim_id, "action": action, "status": statuses.get(claim_id), "problems": problems}
+        )
+    keep = sorted(c for c in statuses if c not in by_claim)
+    return {
+        "clean": not fix,
+        "fix": fix,
+        "keep_unchanged": keep,
+        "rule": RULE,
+        "report_input_sha256": data["input_sha256"],
+    }
+
+
+def feedback_text(instructions: Mapping[str, Any]) -> str:
+    """The same instructions as plain text, for a prompt."""
+    if instructions["clean"]:
+        return "Every citation passed the deterministic checks. Change nothing.\n"
+    lines = [instructions["rule"], ""]
+    for item in instructions["fix"]:
+        lines.append(f"Claim {item['claim']} ({item['action'].replace('_', ' ')}):")
+        for p in item["problems"]:
+            hint = (
+                f" Suggestion: {json.dumps(p['suggestion'], ensure_ascii=False)}" if "suggestion" in p else ""
+            )
+            where = f"citation {p['citation']}" if p["citation"] else "the claim"
+            lines.append(f"  - {p['code']} on {where}: {p['why']}.{hint}")
+    if instructions["keep_unchanged"]:
+        lines += ["", "Keep unchanged: " + ", ".join(instructions["keep_unchanged"])]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class RepairResult:
+    """Where the loop ended: clean, or handed to a person with the last audit."""
+
+    report: Report
+    rounds: int
+    clean: bool
+    needs_person: bool
+    history: list[dict[str, Any]] = field(default_factory=list)  # per round: feedback and rule breaks
+
+
+def _claims_by_id(submission: Submission) -> dict[str, Any]:
+    return {c.id: (c.text, c.kind, c.rationale, c.citations, c.citation_ids) for c in submission.claims}
+
+
+def repair_loop(
+    generate: Callable[[dict[str, Any] | None], Answer],
+    max_rounds: int = 2,
+    **options: Any,
+) -> RepairResult:
+    """generate → audit → feedback, until clean or out of rounds (seed 000 step 6).
+
+    ``generate`` gets None first, then the previous round's feedback, and
+    returns the answer. Rounds are the repairs allowed after the first answer.
+    A claim the feedback said to keep that the agent changed anyway is
+    recorded in the history, and sends the result to a person.
+    """
+    history: list[dict[str, Any]] = []
+    instructions: dict[str, Any] | None = None
+    previous: dict[str, Any] | None = None
+    broke_rule = False
+    for round_number in range(max_rounds + 1):
+        submission = _submission(generate(instructions))
+        report = audit(submission, **options)
+        claims = _claims_by_id(submission)
+        changed_kept = []
+        if instructions is not None and previous is not None:
+            changed_kept = [c for c in instructions["keep_unchanged"] if claims.get(c) != previous.get(c)]
+            broke_rule = broke_rule or bool(changed_kept)
+        instructions = feedback(report)
+        history.append(
+            {
+                "round": round_number,
+                "feedback": instructions,
+                "changed_claims_it_was_told_to_keep": changed_kept,
+            }
+        )
+        previous = claims
+        if instructions["clean"]:
+            return RepairResult(report, round_number, clean=True, needs_person=broke_rule, history=history)
+    return RepairResult(report, max_rounds, clean=False, needs_person=True, history=history)

@@ -1,0 +1,112 @@
+"""The Python API: audit on a dict, a path or a model; feedback for the agent;
+and the repair loop driven by scripted agents."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import citeaudit
+from citeaudit import InputError, audit, feedback, feedback_text, repair_loop
+from citeaudit.report.json import render_json
+from tests.conftest import GOLDEN, run_cli
+
+SEED = GOLDEN / "seed000"
+OPTIONS: dict[str, Any] = {"cache": SEED / "cache", "sources": SEED / "sources"}
+
+
+def _claims() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SEED / "claims.json").read_text("utf-8"))
+    return data
+
+
+def test_audit_on_a_dict_a_path_and_a_model_agree() -> None:
+    from_path = audit(SEED / "claims.json", **OPTIONS)
+    from_dict = audit(_claims(), **OPTIONS)
+    from_model = audit(citeaudit.load_submission(SEED / "claims.json"), **OPTIONS)
+    assert [c.status for c in from_path.claims] == [c.status for c in from_dict.claims]
+    assert render_json(from_path) == render_json(from_model) == (SEED / "expected.json").read_bytes()
+    assert render_json(audit(_claims(), **OPTIONS)) == render_json(from_dict)  # a dict's digest is stable
+
+
+def test_audit_raises_input_error_on_bad_input() -> None:
+    with pytest.raises(InputError, match=r"\$\.claims\[0\]\.status: unknown field"):
+        audit({"claims": [{"id": "c1", "text": "t", "status": "ok"}]}, **OPTIONS)
+
+
+def test_feedback_lists_what_to_fix_why_and_what_to_keep() -> None:
+    instructions = feedback(audit(_claims(), **OPTIONS))
+    assert not instructions["clean"]
+    assert [(f["claim"], f["action"]) for f in instructions["fix"]] == [
+        ("c2", "fix_or_delete"), ("c3", "wait_for_a_person"), ("c4", "fix_or_delete")
+    ]  # fmt: skip
+    c2 = instructions["fix"][0]["problems"]
+    assert [p["code"] for p in c2] == ["E_YEAR_MISMATCH", "E_QUOTE_NOT_FOUND", "E_NUMBER_UNSUPPORTED:3"]
+    assert c2[0]["suggestion"] == {"years": {"issued": 2024}}
+    assert instructions["keep_unchanged"] == ["c1"]
+    assert "Do not change, add or reword any other claim" in feedback_text(instructions)
+
+
+def test_feedback_command(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    report.write_bytes((SEED / "expected.json").read_bytes())
+    result = run_cli("feedback", report, "--format", "json")
+    assert result.code == 1
+    assert json.loads(result.stdout) == feedback(json.loads(report.read_text("utf-8")))
+
+
+def _good_c2(claims: dict[str, Any]) -> None:
+    c2 = next(c for c in claims["claims"] if c["id"] == "c2")
+    c2["text"] = "Привязка снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов."
+    c2["citations"][0].update(
+        year=2024, quote="снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов"
+    )
+
+
+class FixesOneClaimPerRound:
+    """Fixes the first claim named in the feedback each round (deleting what it cannot fix)."""
+
+    def __init__(self) -> None:
+        self.answer = _claims()
+        self.answer["claims"] = [c for c in self.answer["claims"] if c["id"] != "c3"]  # no uncheckable claim
+
+    def __call__(self, instructions: dict[str, Any] | None) -> dict[str, Any]:
+        if instructions is not None and instructions["fix"]:
+            target = instructions["fix"][0]["claim"]
+            if target == "c2":
+                _good_c2(self.answer)
+            else:
+                self.answer["claims"] = [c for c in self.answer["claims"] if c["id"] != target]
+        return copy.deepcopy(self.answer)
+
+
+def test_an_agent_that_fixes_one_claim_per_round_ends_clean() -> None:
+    result = repair_loop(FixesOneClaimPerRound(), max_rounds=2, **OPTIONS)
+    assert (result.clean, result.needs_person, result.rounds) == (True, False, 2)
+    assert [len(h["feedback"]["fix"]) for h in result.history] == [2, 1, 0]
+
+
+def test_an_agent_that_ignores_the_feedback_goes_to_a_person() -> None:
+    result = repair_loop(lambda _: _claims(), max_rounds=2, **OPTIONS)
+    assert (result.clean, result.needs_person, result.rounds) == (False, True, 2)
+    assert len(result.history) == 3
+    assert result.report.failed == 3  # the audit is handed over with the result
+
+
+def test_an_agent_that_changes_claims_it_was_told_to_keep_is_caught() -> None:
+    def meddler(instructions: dict[str, Any] | None) -> dict[str, Any]:
+        answer = FixesOneClaimPerRound()(None)
+        if instructions is not None:
+            _good_c2(answer)
+            answer["claims"] = [c for c in answer["claims"] if c["id"] != "c4"]
+            answer["claims"][0]["text"] += " Also, it cured everything."  # c1 was to be kept
+        return answer
+
+    result = repair_loop(meddler, max_rounds=2, **OPTIONS)
+    assert result.clean
+    assert result.needs_person
+    assert result.history[1]["changed_claims_it_was_told_to_keep"] == ["c1"]
