@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, feedback, fetch, render, sources
+from citeaudit.cli import cache, check, feedback, fetch, mcp, render, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -46,6 +46,7 @@ def build_parser() -> Parser:
     sources.add_parsers(commands)
     render.add_parsers(commands)
     feedback.add_parser(commands)
+    mcp.add_parser(commands)
     return parser
 
 
@@ -55,6 +56,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "mcp":
+        return mcp.run(args, stdout)
     if args.command == "feedback":
         return feedback.run(args, stdout)
     if args.command == "render":

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -122,15 +123,28 @@ def _url(target: str) -> str:
 
 
 def open_store(
-    target: str, limits: StoreLimits | None = None, clock: Callable[[], str] = utc_now
+    target: str,
+    limits: StoreLimits | None = None,
+    clock: Callable[[], str] = utc_now,
+    read_only: bool = False,
 ) -> EvidenceStore:
-    """A file path (SQLite) or a ``postgresql://`` URL."""
+    """A file path (SQLite) or a ``postgresql://`` URL; read-only when asked, enforced by the database."""
     try:
-        engine = create_engine(_url(target))
+        url = _url(target)
+        if read_only and url.startswith("sqlite:///"):
+            path = url[len("sqlite:///") :]
+            if not Path(path).is_file():
+                raise StoreError(f"{path}: no such evidence store")
+            engine = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+        elif read_only:
+            engine = create_engine(url, connect_args={"options": "-c default_transaction_read_only=on"})
+        else:
+            engine = create_engine(url)
         if engine.dialect.name == "sqlite":
             # Wait for another writer instead of failing at once.
             event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 10000"))
-        _metadata.create_all(engine)
+        if not read_only:
+            _metadata.create_all(engine)
     except ModuleNotFoundError as e:
         raise StoreError(f"{e.name} is needed for this store: pip install 'citeaudit[postgres]'") from None
     except SQLAlchemyError as e:

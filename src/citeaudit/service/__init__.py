@@ -1,0 +1,1 @@
+"""The services: an MCP server for agents (and, later, the HTTP API)."""
