@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, feedback, fetch, mcp, render, sources
+from citeaudit.cli import cache, check, feedback, fetch, mcp, render, serve, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -47,6 +47,7 @@ def build_parser() -> Parser:
     render.add_parsers(commands)
     feedback.add_parser(commands)
     mcp.add_parser(commands)
+    serve.add_parsers(commands)
     return parser
 
 
@@ -56,6 +57,10 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "serve":
+        return serve.run_serve(args, stdout)
+    if args.command == "keys":
+        return serve.run_keys(args, stdout)
     if args.command == "mcp":
         return mcp.run(args, stdout)
     if args.command == "feedback":

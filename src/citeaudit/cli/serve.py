@@ -1,0 +1,89 @@
+"""``citeaudit serve`` (the HTTP API) and ``citeaudit keys add`` (its API keys)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, write_file
+from citeaudit.config import load_config
+from citeaudit.errors import ConfigError
+
+__all__ = ["add_parsers", "run_keys", "run_serve"]
+
+
+def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
+    serve = commands.add_parser("serve", help="the HTTP API (FastAPI on uvicorn), with tenants and roles")
+    serve.add_argument(
+        "--store", help="evidence store: a SQLite file or a postgresql:// URL [CITEAUDIT_STORE]"
+    )
+    serve.add_argument(
+        "--keys", type=Path, required=True, help="TOML file of hashed API keys (citeaudit keys add)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="[127.0.0.1]")
+    serve.add_argument("--port", type=positive, default=8080, help="[8080]")
+    serve.add_argument(
+        "--cache", type=Path, help="registry cache directory, read only [CITEAUDIT_CACHE; ./cache]"
+    )
+    serve.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    serve.add_argument(
+        "--max-body-bytes", type=positive, default=2_000_000, help="request body limit [2000000]"
+    )
+    serve.add_argument("--openapi", action="store_true", help="print the OpenAPI schema and exit")
+    serve.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+
+    keys = commands.add_parser("keys", help="manage the HTTP API's keys")
+    actions = keys.add_subparsers(dest="action", required=True, parser_class=Parser)
+    add = actions.add_parser(
+        "add", help="create a key for a tenant and a role; print it once, store its hash"
+    )
+    add.add_argument("--keys", type=Path, required=True, help="the TOML key file (created when missing)")
+    add.add_argument("--tenant", required=True)
+    add.add_argument("--role", required=True, choices=["auditor", "ingester", "reviewer", "admin"])
+    add.add_argument("--name", default="", help="who holds the key (recorded with reviews)")
+
+
+def run_keys(args: argparse.Namespace, stdout: TextIO) -> int:
+    from citeaudit.service.http import hash_key, load_keys
+    from citeaudit.sources.store import Scope
+
+    Scope.parse(f"{args.tenant}/service")
+    existing = args.keys.read_text("utf-8") if args.keys.exists() else ""
+    if existing:
+        load_keys(args.keys)  # refuse to append to a broken file
+    key = "ca_" + secrets.token_urlsafe(32)
+    entry = (
+        f'\n[[key]]\nsha256 = "{hash_key(key)}"\ntenant = {json.dumps(args.tenant)}\n'
+        f"role = {json.dumps(args.role)}\nname = {json.dumps(args.name)}\n"
+    )
+    write_file(args.keys, (existing + entry).encode("utf-8"))
+    print(key, file=stdout)
+    return EXIT_CLEAN
+
+
+def run_serve(args: argparse.Namespace, stdout: TextIO) -> int:
+    from citeaudit.service.http import ServiceSettings, create_app, load_keys
+
+    config = load_config(Path.cwd(), args.config)
+    store = args.store or config.store
+    if not store:
+        raise ConfigError("no evidence store: give --store (a SQLite file or a postgresql:// URL)")
+    settings = ServiceSettings(
+        store=store,
+        keys=load_keys(args.keys),
+        cache=args.cache or config.cache,
+        sources=args.sources or config.sources,
+        max_body_bytes=args.max_body_bytes,
+        min_quote_length=config.min_quote_length,
+    )
+    app = create_app(settings)
+    if args.openapi:
+        stdout.write(json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n")
+        return EXIT_CLEAN
+    import uvicorn
+
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return EXIT_CLEAN

@@ -1,0 +1,209 @@
+"""The HTTP API run for real with uvicorn on 127.0.0.1: roles, tenant isolation
+(1,000 attempts), body limits, problem documents, reviews, the checked-in
+OpenAPI schema, and a property test that finds no 500."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
+from tests.conftest import GOLDEN, ROOT, run_cli
+
+KEYS = {
+    ("acme", "auditor"): "key-acme-auditor",
+    ("acme", "ingester"): "key-acme-ingester",
+    ("acme", "reviewer"): "key-acme-reviewer",
+    ("acme", "admin"): "key-acme-admin",
+    ("other", "auditor"): "key-other-auditor",
+    ("other", "ingester"): "key-other-ingester",
+    ("other", "reviewer"): "key-other-reviewer",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("service")
+    shutil.copytree(GOLDEN / "seed000", root / "seed")
+    keys = [ApiKey(hash_key(k), tenant, role, f"{tenant}-{role}") for (tenant, role), k in KEYS.items()]  # type: ignore[arg-type]
+    settings_ = ServiceSettings(store=str(root / "s.db"), keys=keys, cache=root / "seed" / "cache",
+                                sources=root / "seed" / "sources", max_body_bytes=200_000)  # fmt: skip
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings_), host="127.0.0.1", port=port, log_level="error")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _client(url: str, tenant: str | None = None, role: str | None = None) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {KEYS[(tenant, role)]}"} if tenant and role else {}
+    return httpx.Client(base_url=url, headers=headers, timeout=30)
+
+
+def _claims() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((GOLDEN / "seed000" / "claims.json").read_text("utf-8"))
+    return data
+
+
+def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert set(body) == {"type", "title", "status", "detail"}
+    assert body["status"] == status
+    return body
+
+
+def test_audit_and_fetch_the_report(service: str) -> None:
+    with _client(service, "acme", "auditor") as c:
+        posted = c.post("/v1/audit", json=_claims())
+        assert posted.status_code == 200
+        digest = posted.json()["digest"]
+        assert [r["errors"] for r in posted.json()["report"]["results"]][3] == ["E_UNCITED"]
+        fetched = c.get(f"/v1/reports/{digest}")
+        assert fetched.json()["report"] == posted.json()["report"]
+    assert httpx.get(f"{service}/healthz").json()["status"] == "ok"
+
+
+def test_each_role_is_denied_what_it_may_not_do(service: str) -> None:
+    with _client(service, "acme", "ingester") as c:
+        assert (
+            _problem(c.post("/v1/audit", json=_claims()), 403)["detail"] == "the role ingester may not audit"
+        )
+    with _client(service, "acme", "auditor") as c:
+        _problem(c.post("/v1/sources", json={"source_id": "s", "title": "T", "locator": "l"}), 403)
+        _problem(c.post("/v1/reviews", json={"report_digest": "0" * 64, "claim_id": "c1", "verdict": "supported",
+                                             "note": "n"}), 403)  # fmt: skip
+    with _client(service, "acme", "reviewer") as c:
+        _problem(c.post("/v1/audit", json=_claims()), 403)
+        _problem(c.get("/v1/sources/s"), 403)
+    with _client(service) as c:
+        assert _problem(c.get("/v1/reports/" + "0" * 64), 401)["detail"] == "send Authorization: Bearer <key>"
+    with httpx.Client(base_url=service, headers={"Authorization": "Bearer nope"}) as c:
+        assert _problem(c.get("/v1/reports/" + "0" * 64), 401)["detail"] == "unknown key"
+
+
+def test_reviews_only_from_reviewers_and_only_on_own_reports(service: str) -> None:
+    with _client(service, "acme", "auditor") as c:
+        digest = c.post("/v1/audit", json=_claims()).json()["digest"]
+    review = {"report_digest": digest, "claim_id": "c1", "verdict": "supported", "note": "read the source"}
+    with _client(service, "acme", "reviewer") as c:
+        assert c.post("/v1/reviews", json=review).status_code == 201
+        assert _problem(c.post("/v1/reviews", json={**review, "claim_id": "c9"}), 422)["detail"] == (
+            "the report has no claim 'c9'"
+        )
+    with _client(service, "other", "reviewer") as c:
+        _problem(c.post("/v1/reviews", json=review), 404)
+    with _client(service, "acme", "auditor") as c:
+        (stored,) = c.get(f"/v1/reports/{digest}").json()["reviews"]
+        assert (stored["claim_id"], stored["verdict"], stored["reviewer"]) == (
+            "c1",
+            "supported",
+            "acme-reviewer",
+        )
+
+
+def test_tenants_never_see_or_change_each_other(service: str) -> None:
+    with _client(service, "acme", "ingester") as c:
+        assert (
+            c.post("/v1/sources", json={"source_id": "policy", "title": "Policy", "locator": "x"}).status_code
+            == 201
+        )
+        assert (
+            c.post("/v1/sources/policy/revisions", json={"text": "Journals are kept 30 days."}).status_code
+            == 201
+        )
+    with _client(service, "acme", "auditor") as c:
+        digest = c.post("/v1/audit", json=_claims()).json()["digest"]
+    succeeded = 0
+    with _client(service, "other", "auditor") as auditor, _client(service, "other", "ingester") as ingester:
+        for i in range(250):
+            succeeded += auditor.get(f"/v1/reports/{digest}").status_code != 404
+            succeeded += ingester.get("/v1/sources/policy").status_code != 404
+            succeeded += (
+                ingester.post("/v1/sources/policy/revisions", json={"text": f"overwrite {i}"}).status_code
+                != 404
+            )
+            with _client(service, "other", "reviewer") as reviewer:
+                succeeded += reviewer.post("/v1/reviews", json={"report_digest": digest, "claim_id": "c1",
+                                           "verdict": "contradicted", "note": "x"}).status_code != 404  # fmt: skip
+    assert succeeded == 0  # 1,000 attempts
+    with _client(service, "acme", "ingester") as c:
+        assert c.get("/v1/sources/policy").json()["current"]["revision"] == 1
+
+
+def test_oversize_and_malformed_bodies(service: str) -> None:
+    with _client(service, "acme", "auditor") as c:
+        big = {"claims": [{"id": "c1", "text": "x" * 300_000}]}
+        assert (
+            _problem(c.post("/v1/audit", json=big), 413)["detail"]
+            == "the body is over the limit of 200000 bytes"
+        )
+        bad = c.post("/v1/audit", content=b"{not json", headers={"content-type": "application/json"})
+        assert _problem(bad, 422)["detail"].startswith("body: invalid JSON at line 1 column 2")
+        smuggled = c.post("/v1/audit", json={"claims": [{"id": "c", "text": "t", "status": "ok"}]})
+        assert (
+            _problem(smuggled, 422)["detail"]
+            == "body: $.claims[0].status: unknown field (not part of the contract)"
+        )
+
+
+def test_openapi_schema_is_served_and_checked_in(service: str) -> None:
+    served = httpx.get(f"{service}/openapi.json").json()
+    checked_in = json.loads((ROOT / "docs" / "openapi.json").read_text("utf-8"))
+    assert served == checked_in, (
+        "regenerate with: citeaudit serve --store x.db --keys k.toml --openapi > docs/openapi.json"
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    path=st.sampled_from(
+        ["/v1/audit", "/v1/reviews", "/v1/sources", "/v1/sources/x/revisions", "/v1/reports/abc"]
+    ),
+    body=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=20,
+    ),
+)
+def test_no_body_makes_a_500(service: str, path: str, body: Any) -> None:
+    with _client(service, "acme", "admin") as c:
+        response = c.get(path) if path.startswith("/v1/reports") else c.post(path, json=body)
+    assert response.status_code < 500, response.text
+
+
+def test_keys_command_prints_a_key_and_stores_its_hash(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.toml"
+    result = run_cli("keys", "add", "--keys", keys, "--tenant", "acme", "--role", "reviewer", "--name", "bob")
+    key = result.stdout.strip()
+    assert key.startswith("ca_")
+    text = keys.read_text("utf-8")
+    assert key not in text
+    assert hash_key(key) in text
