@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput, rag_latency, resolve_rate, stats_time
+from bench import check_throughput, rag_latency, resolve_rate, service_load, stats_time
 from bench.results_file import write_section
 
 BENCHMARKS = {
@@ -17,6 +17,7 @@ BENCHMARKS = {
     "rag": ("Corpus citations: RAG responses against seed 003's verify.py", rag_latency),
     "resolve": ("Online resolution under Crossref's limits", resolve_rate),
     "stats": ("`citeaudit stats` over many reports", stats_time),
+    "service": ("The HTTP API under load", service_load),
 }
 
 
