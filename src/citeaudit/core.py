@@ -99,7 +99,7 @@ class _Checked:
     excerpt: dict[str, str] | None = None
 
 
-EXCERPT_CONTEXT = 240  # characters of source text kept on each side of a located quote
+EXCERPT_CONTEXT = 160  # characters of source text kept on each side of a located quote
 
 
 def _place(

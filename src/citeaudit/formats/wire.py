@@ -89,10 +89,12 @@ def citation_from_wire(
     obj: Any, name: str, path: list[str | int], default_id: str, id_key: str = "id"
 ) -> Citation:
     """Map one citation object; which source it names decides its shape."""
-    return replace(_citation(obj, name, path, default_id, id_key), origin=json_path(path))
+    return _citation(obj, name, path, default_id, id_key, json_path(path))
 
 
-def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_key: str) -> Citation:
+def _citation(
+    obj: Any, name: str, path: list[str | int], default_id: str, id_key: str, origin: str
+) -> Citation:
     raw = expect_object(obj, name, path)
     if id_key != "id":
         if "id" in raw:
@@ -137,7 +139,7 @@ def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_ke
                 pages=d.pages,
                 type=d.type,
             )
-            return Citation(id=d.id or default_id, source=source, quote=d.quote)
+            return Citation(id=d.id or default_id, source=source, quote=d.quote, origin=origin)
         if kind == "document_id":
             c = validate(CorpusCitationIn, raw, name, path)
             return Citation(
@@ -146,6 +148,7 @@ def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_ke
                 quote=c.quote,
                 start=c.start,
                 end=c.end,
+                origin=origin,
             )
         if kind == "source_id":
             s = validate(StoreCitationIn, raw, name, path)
@@ -155,6 +158,7 @@ def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_ke
                 quote=s.quote,
                 start=s.start,
                 end=s.end,
+                origin=origin,
             )
         r = validate(RefCitationIn, raw, name, path)
         return Citation(
@@ -163,6 +167,7 @@ def _citation(obj: Any, name: str, path: list[str | int], default_id: str, id_ke
             quote=r.quote,
             start=r.start,
             end=r.end,
+            origin=origin,
         )
     except InputError as err:
         raise fix(err) from None

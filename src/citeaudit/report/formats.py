@@ -9,12 +9,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from citeaudit.formats.positions import json_positions
-from citeaudit.report.html import render_html
-from citeaudit.report.junit import render_junit
-from citeaudit.report.markdown import render_markdown
-from citeaudit.report.sarif import render_sarif
-
 __all__ = ["RenderContext", "ReportFormat", "canonical_bytes", "render"]
 
 
@@ -39,6 +33,13 @@ def canonical_bytes(report: dict[str, Any]) -> bytes:
 
 
 def render(fmt: ReportFormat, report: dict[str, Any], context: RenderContext | None = None) -> bytes:
+    # Each renderer is imported when asked for: `check` without --format loads none of them.
+    from citeaudit.formats.positions import json_positions
+    from citeaudit.report.html import render_html
+    from citeaudit.report.junit import render_junit
+    from citeaudit.report.markdown import render_markdown
+    from citeaudit.report.sarif import render_sarif
+
     context = context or RenderContext()
     if fmt is ReportFormat.JSON:
         return canonical_bytes(report)

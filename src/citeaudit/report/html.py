@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, Template
 
 __all__ = ["render_html"]
 
@@ -32,11 +33,16 @@ def _show(value: Any) -> str:
 
 
 _ENV.filters["show"] = _show
-_TEMPLATE = _ENV.from_string(
-    files("citeaudit.report").joinpath("templates/report.html.j2").read_text("utf-8")
-)
 _SCRIPT = files("citeaudit.report").joinpath("templates/report.js").read_text("utf-8")
 _SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")
+
+
+@cache
+def _template() -> Template:
+    """Compiled on first use: importing the package does not pay for it."""
+    return _ENV.from_string(files("citeaudit.report").joinpath("templates/report.html.j2").read_text("utf-8"))
+
+
 _STATUSES = ("invalid_reference", "unsupported", "could_not_check", "disputed", "requires_entailment_check")
 
 
@@ -44,7 +50,7 @@ def render_html(report: dict[str, Any]) -> bytes:
     rows_by_claim: dict[str, list[dict[str, Any]]] = {}
     for row in report["results"]:
         rows_by_claim.setdefault(row["claim"] or "", []).append(row)
-    html: str = _TEMPLATE.render(
+    html: str = _template().render(
         report=report,
         title=report.get("title") or "Citation audit",
         rows_by_claim=rows_by_claim,
