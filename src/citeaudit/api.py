@@ -50,11 +50,13 @@ def audit(
     min_quote_length: int = 30,
     severity: Mapping[str, str] | None = None,
     jobs: int = 1,
+    trail: Any = None,
 ) -> Report:
     """Audit one answer; the same options as ``citeaudit check``.
 
     ``offline`` defaults to True here: a library call touches the network only
-    when asked to. Bad input raises :class:`citeaudit.InputError`.
+    when asked to. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`)
+    gets one record of the audit. Bad input raises :class:`citeaudit.InputError`.
     """
     submission = _submission(answer)
     doi_cache = DoiCache(Path(cache))
@@ -64,7 +66,7 @@ def audit(
 
         upstream = RegistryResolver(doi_cache, mailto=mailto)
     loaded = load_corpus(Path(corpus)) if isinstance(corpus, str | Path) else corpus
-    return run_audit(
+    report = run_audit(
         submission,
         resolver=CachingResolver(doi_cache, upstream),
         snapshots=SnapshotDirectory(Path(sources)),
@@ -74,6 +76,9 @@ def audit(
             min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
         ),
     )
+    if trail is not None:
+        trail.append(report)
+    return report
 
 
 RULE = (

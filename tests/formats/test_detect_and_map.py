@@ -152,7 +152,10 @@ def test_byte_order_mark_is_accepted() -> None:
 
 def test_every_citation_knows_where_the_input_has_it() -> None:
     sub = parse_document(SEED_002, "report.json")
-    assert [c.citations[0].origin for c in sub.claims] == ["$.claims[0].citations[0]", "$.claims[1].citations[0]"]
+    assert [c.citations[0].origin for c in sub.claims] == [
+        "$.claims[0].citations[0]",
+        "$.claims[1].citations[0]",
+    ]
     assert [c.origin for c in sub.claims] == ["$.claims[0]", "$.claims[1]"]
     listed = parse_document(SEED_003, "response.json").citations[0]
     assert listed.origin == "$.citations[0]"

@@ -158,6 +158,13 @@ def test_tenants_never_see_or_change_each_other(service: str) -> None:
         assert c.get("/v1/sources/policy").json()["current"]["revision"] == 1
 
 
+def test_the_trail_cannot_be_altered_through_the_service(service: str) -> None:
+    with _client(service, "acme", "admin") as c:
+        for method in ("PUT", "PATCH", "DELETE"):
+            assert c.request(method, "/v1/trail/1").status_code in (404, 405)
+            assert c.request(method, "/v1/reports/" + "0" * 64).status_code == 405
+
+
 def test_oversize_and_malformed_bodies(service: str) -> None:
     with _client(service, "acme", "auditor") as c:
         big = {"claims": [{"id": "c1", "text": "x" * 300_000}]}

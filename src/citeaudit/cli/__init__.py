@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, feedback, fetch, mcp, render, serve, sources
+from citeaudit.cli import cache, check, feedback, fetch, history, mcp, render, serve, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -48,6 +48,7 @@ def build_parser() -> Parser:
     feedback.add_parser(commands)
     mcp.add_parser(commands)
     serve.add_parsers(commands)
+    history.add_parsers(commands)
     return parser
 
 
@@ -57,6 +58,10 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "history":
+        return history.run_history(args, stdout)
+    if args.command == "trail":
+        return history.run_prune(args, stdout)
     if args.command == "serve":
         return serve.run_serve(args, stdout)
     if args.command == "keys":

@@ -114,13 +114,16 @@ def _effective(args: argparse.Namespace, config: Config) -> Config:
     return replace(config, **changes)  # type: ignore[arg-type]
 
 
-def _store_lookup(config: Config, args: argparse.Namespace) -> SourceLookup | None:
+def _store_lookup(config: Config, args: argparse.Namespace) -> tuple[SourceLookup, Any] | None:
+    """The scoped store for citations, and the scope's audit trail (every audit is recorded)."""
     if not (config.store or config.scope):
         return None
     from citeaudit.sources.store import Scope, ScopedLookup, open_store  # SQLAlchemy only when used
+    from citeaudit.sources.trail import ScopedTrail, Trail
 
-    target, scope = store_and_scope(config, args)
-    return ScopedLookup(open_store(target), Scope.parse(scope))
+    target, scope_text = store_and_scope(config, args)
+    store, scope = open_store(target), Scope.parse(scope_text)
+    return ScopedLookup(store, scope), ScopedTrail(Trail(store), scope)
 
 
 def resolver_for(config: Config) -> CachingResolver:
@@ -155,17 +158,20 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         offline=config.offline,
         jobs=config.jobs,
     )
+    scoped = _store_lookup(config, args)
     report = audit(
         submission,
         resolver=resolver_for(config),
         snapshots=SnapshotDirectory(config.sources),
         corpus=corpus,
-        store=_store_lookup(config, args),
+        store=scoped[0] if scoped else None,
         suggester=None if config.offline else _suggester(config),
         settings=settings,
     )
     as_dict = report_to_dict(report)
     write_file(config.out, dump_report_dict(as_dict))
+    if scoped is not None:
+        scoped[1].append(report)
     summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}"
     if args.format:
         from citeaudit.cli.render import context_for, emit

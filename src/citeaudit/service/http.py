@@ -36,6 +36,7 @@ from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.store import EvidenceStore, Scope, ScopedLookup, StoreError, open_store
+from citeaudit.sources.trail import Trail
 
 __all__ = ["ROLES", "ApiKey", "ServiceSettings", "create_app", "hash_key", "load_keys"]
 
@@ -215,6 +216,7 @@ class _Records:
 def create_app(settings: ServiceSettings) -> FastAPI:
     store = open_store(settings.store)
     records = _Records(store)
+    trail = Trail(store)
     by_hash = {k.sha256: k for k in settings.keys}
     app = FastAPI(
         title="citeaudit",
@@ -312,6 +314,8 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         body = dump_report_dict(report_to_dict(report))
         digest = hashlib.sha256(body).hexdigest()
         records.save_report(key.tenant, digest, body.decode("utf-8"))
+        with records.lock:
+            trail.append(scope, report)
         counters["audits"] += 1
         return JSONResponse({"digest": digest, "report": json.loads(body)})
 

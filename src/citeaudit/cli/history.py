@@ -1,0 +1,88 @@
+"""``citeaudit history``: the audit trail, read-only ("which answers were
+rejected last week and why", "which reports cited revision 3 of this source",
+"which earlier reports does this change invalidate"); and ``citeaudit trail
+prune``, the retention command, the one way records leave the trail."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
+from citeaudit.cli.render import emit
+from citeaudit.config import load_config
+from citeaudit.errors import ConfigError
+
+__all__ = ["add_parsers", "run_history", "run_prune"]
+
+
+def _label(value: str) -> tuple[str, str]:
+    key, sep, val = value.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {value!r}")
+    return key, val
+
+
+def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
+    history = commands.add_parser("history", help="query the audit trail of a scope (read-only)")
+    history.add_argument(
+        "--since", help="only audits recorded at or after this ISO time (2026-11-23 or …T12:00:00Z)"
+    )
+    history.add_argument("--label", type=_label, action="append", default=[], metavar="KEY=VALUE",
+                         help="only audits whose submission has this label; repeatable")  # fmt: skip
+    history.add_argument("--code", help="only audits with this finding code on some claim")
+    history.add_argument("--source", help="only audits that cited this evidence-store source")
+    history.add_argument("--revision", type=int, help="with --source: only this revision")
+    history.add_argument("--affected-by", metavar="SOURCE",
+                         help="audits that cited a revision of SOURCE that is no longer current")  # fmt: skip
+    history.add_argument("--format", choices=["table", "json"], default="table", help="[table]")
+    history.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_store_options(history)
+
+    trail = commands.add_parser("trail", help="administer the audit trail")
+    actions = trail.add_subparsers(dest="action", required=True, parser_class=Parser)
+    prune = actions.add_parser("prune", help="retention: delete the scope's records older than a date")
+    prune.add_argument("--before", required=True, help="ISO date or time; older records are deleted")
+    add_store_options(prune)
+
+
+def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from citeaudit.sources.store import Scope, open_store
+    from citeaudit.sources.trail import Trail
+
+    target, scope = store_and_scope(load_config(Path.cwd(), args.config), args)
+    store = open_store(target)
+    return store, Trail(store), Scope.parse(scope)
+
+
+def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
+    store, trail, scope = _open(args)
+    if args.affected_by:
+        source = store.get(scope, args.affected_by, with_text=False)
+        if source is None:
+            raise ConfigError(f"source {args.affected_by!r} is not registered in scope {scope}")
+        current = source.current.revision if source.current else None
+        records = trail.affected_by(scope, args.affected_by, current)
+    else:
+        wanted = (args.source, args.revision) if args.source else None
+        records = trail.query(scope, since=args.since, labels=args.label, code=args.code, source=wanted)
+    if args.format == "json":
+        text = json.dumps([r.to_json() for r in records], ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    else:
+        lines = ["id  recorded_at           status        outcome          claims with errors"]
+        for r in records:
+            failing = sorted(c for c, codes in r.codes.items() if codes)
+            lines.append(
+                f"{r.id:<3} {r.recorded_at:<21} {r.status:<13} {r.outcome:<16} {', '.join(failing) or '-'}"
+            )
+        text = "\n".join(lines) + "\n"
+    emit(text.encode("utf-8"), args.output, stdout)
+    return EXIT_CLEAN
+
+
+def run_prune(args: argparse.Namespace, stdout: TextIO) -> int:
+    _, trail, scope = _open(args)
+    print(f"pruned={trail.prune(scope, args.before)} before={args.before} scope={scope}", file=stdout)
+    return EXIT_CLEAN

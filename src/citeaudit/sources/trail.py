@@ -1,0 +1,244 @@
+"""The audit trail (seed 003's "journal of versions, inputs, verdicts and
+reasons for rejection"): one record per audit, append-only, scoped by tenant
+and user, in the evidence store's database.
+
+No interface updates or deletes a record: the database itself refuses an
+UPDATE (a trigger), and the only deletion is the explicit retention command.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Column, Integer, MetaData, String, Table, Text, and_, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from citeaudit.model import DoiSource, Report, StoreSource
+from citeaudit.sources.store import EvidenceStore, Scope, StoreError
+
+__all__ = ["ScopedTrail", "Trail", "TrailRecord", "record_of"]
+
+_meta = MetaData()
+_trail = Table(
+    "citeaudit_trail",
+    _meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False, index=True),
+    Column("user_id", String(64), nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    Column("input_sha256", String(64), nullable=False),
+    Column("checker_version", String(32), nullable=False),
+    Column("judge", String(200), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("outcome", String(32), nullable=False),
+    Column("labels", Text, nullable=False),
+    Column("codes", Text, nullable=False),  # {claim id: [codes]}
+    Column("dois", Text, nullable=False),  # the cache entries used
+)
+_used = Table(
+    "citeaudit_trail_sources",
+    _meta,
+    Column("trail_id", Integer, primary_key=True),
+    Column("source_id", String(200), primary_key=True),
+    Column("revision", Integer, primary_key=True),
+    Column("tenant", String(64), nullable=False, index=True),
+)
+_NO_UPDATE = {
+    "sqlite": "CREATE TRIGGER IF NOT EXISTS citeaudit_trail_append_only BEFORE UPDATE ON citeaudit_trail "
+    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END",
+    "postgresql": "CREATE OR REPLACE FUNCTION citeaudit_trail_refuse() RETURNS trigger AS $$ BEGIN "
+    "RAISE EXCEPTION 'the audit trail is append-only'; END $$ LANGUAGE plpgsql; "
+    "DROP TRIGGER IF EXISTS citeaudit_trail_append_only ON citeaudit_trail; "
+    "CREATE TRIGGER citeaudit_trail_append_only BEFORE UPDATE ON citeaudit_trail "
+    "FOR EACH ROW EXECUTE FUNCTION citeaudit_trail_refuse()",
+}
+
+
+@dataclass(frozen=True)
+class TrailRecord:
+    id: int
+    recorded_at: str
+    input_sha256: str
+    checker_version: str
+    judge: str
+    status: str
+    outcome: str
+    labels: dict[str, str]
+    codes: dict[str, list[str]]
+    dois: list[str]
+    sources: list[tuple[str, int]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "codes": self.codes,
+            "checker_version": self.checker_version,
+            "dois": self.dois,
+            "id": self.id,
+            "input_sha256": self.input_sha256,
+            "judge": self.judge,
+            "labels": self.labels,
+            "outcome": self.outcome,
+            "recorded_at": self.recorded_at,
+            "sources": [{"source_id": s, "revision": r} for s, r in self.sources],
+            "status": self.status,
+        }
+
+
+def record_of(report: Report) -> dict[str, Any]:
+    """What the trail keeps of a report: inputs, versions, verdicts and reasons."""
+    codes: dict[str, list[str]] = {}
+    dois: set[str] = set()
+    sources: set[tuple[str, int]] = set()
+    for row in report.rows:
+        if row.claim_id is not None:
+            codes.setdefault(row.claim_id, []).extend(f.label for f in row.errors)
+        if row.citation is not None:
+            source = row.citation.source
+            if isinstance(source, DoiSource) and row.doi:
+                dois.add(row.doi)
+            elif isinstance(source, StoreSource):
+                sources.add((source.source_id, source.revision))
+    from citeaudit.report.json import report_outcome
+
+    return {
+        "input_sha256": report.submission.input_sha256,
+        "checker_version": report.checker_version,
+        "judge": "",
+        "status": report.status.value,
+        "outcome": report_outcome(report),
+        "labels": dict(report.submission.labels),
+        "codes": {k: sorted(set(v)) for k, v in sorted(codes.items())},
+        "dois": sorted(dois),
+        "sources": sorted(sources),
+    }
+
+
+class Trail:
+    def __init__(self, store: EvidenceStore) -> None:
+        self.engine = store.engine
+        self.clock = store.clock
+        try:
+            _meta.create_all(self.engine)
+            statement = _NO_UPDATE.get(self.engine.dialect.name)
+            if statement:
+                with self.engine.begin() as conn:
+                    conn.exec_driver_sql(statement)
+        except SQLAlchemyError as e:
+            raise StoreError(f"cannot open the audit trail: {e}") from None
+
+    def append(self, scope: Scope, report: Report) -> int:
+        rec = record_of(report)
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                _trail.insert().values(
+                    tenant=scope.tenant,
+                    user_id=scope.user,
+                    recorded_at=self.clock(),
+                    input_sha256=rec["input_sha256"],
+                    checker_version=rec["checker_version"],
+                    judge=rec["judge"],
+                    status=rec["status"],
+                    outcome=rec["outcome"],
+                    labels=json.dumps(rec["labels"], sort_keys=True),
+                    codes=json.dumps(rec["codes"], sort_keys=True),
+                    dois=json.dumps(rec["dois"]),
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None
+            trail_id = int(key[0])
+            if rec["sources"]:
+                conn.execute(
+                    _used.insert(),
+                    [
+                        {"trail_id": trail_id, "source_id": s, "revision": r, "tenant": scope.tenant}
+                        for s, r in rec["sources"]
+                    ],
+                )
+        return trail_id
+
+    def query(
+        self,
+        scope: Scope,
+        since: str | None = None,
+        labels: Iterable[tuple[str, str]] = (),
+        code: str | None = None,
+        source: tuple[str, int | None] | None = None,
+    ) -> list[TrailRecord]:
+        """Records of this scope, oldest first, filtered in the database where it can."""
+        cond = and_(_trail.c.tenant == scope.tenant, _trail.c.user_id == scope.user)
+        if since:
+            cond = and_(cond, _trail.c.recorded_at >= since)
+        stmt = select(_trail).where(cond).order_by(_trail.c.id)
+        if source is not None:
+            used = select(_used.c.trail_id).where(
+                _used.c.tenant == scope.tenant, _used.c.source_id == source[0]
+            )
+            if source[1] is not None:
+                used = used.where(_used.c.revision == source[1])
+            stmt = stmt.where(_trail.c.id.in_(used))
+        wanted = list(labels)
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+            ids = [r.id for r in rows]
+            used_rows = (
+                conn.execute(select(_used).where(_used.c.trail_id.in_(ids))).all()
+                if ids and len(ids) < 30_000
+                else []
+            )
+        by_trail: dict[int, list[tuple[str, int]]] = {}
+        for u in used_rows:
+            by_trail.setdefault(u.trail_id, []).append((u.source_id, u.revision))
+        out = []
+        for r in rows:
+            labels_of = json.loads(r.labels)
+            codes = json.loads(r.codes)
+            if any(labels_of.get(k) != v for k, v in wanted):
+                continue
+            if code and not any(c == code or c.startswith(code + ":") for cs in codes.values() for c in cs):
+                continue
+            out.append(
+                TrailRecord(
+                    r.id,
+                    r.recorded_at,
+                    r.input_sha256,
+                    r.checker_version,
+                    r.judge,
+                    r.status,
+                    r.outcome,
+                    labels_of,
+                    codes,
+                    json.loads(r.dois),
+                    sorted(by_trail.get(r.id, [])),
+                )
+            )
+        return out
+
+    def affected_by(self, scope: Scope, source_id: str, current_revision: int | None) -> list[TrailRecord]:
+        """Earlier audits that cited a revision of the source that is no longer current."""
+        cited = self.query(scope, source=(source_id, None))
+        return [r for r in cited if any(s == source_id and rev != current_revision for s, rev in r.sources)]
+
+    def prune(self, scope: Scope, before: str) -> int:
+        """Retention, the one deletion there is: records of this scope older than ``before``."""
+        with self.engine.begin() as conn:
+            old = select(_trail.c.id).where(
+                _trail.c.tenant == scope.tenant, _trail.c.user_id == scope.user, _trail.c.recorded_at < before
+            )
+            conn.execute(_used.delete().where(_used.c.trail_id.in_(old)))
+            result = conn.execute(_trail.delete().where(_trail.c.id.in_(old)))
+        return int(result.rowcount)
+
+
+class ScopedTrail:
+    """The trail of one scope, as the audit callers (CLI, API, service) see it: append only."""
+
+    def __init__(self, trail: Trail, scope: Scope) -> None:
+        self._trail = trail
+        self._scope = scope
+
+    def append(self, report: Report) -> int:
+        return self._trail.append(self._scope, report)
