@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -34,12 +35,37 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     sources = commands.add_parser("sources", help="manage the evidence store (trusted callers only)")
     actions = sources.add_subparsers(dest="action", required=True, parser_class=Parser)
 
-    add = actions.add_parser("add", help="register a source and ingest FILE as its next revision")
-    add.add_argument("file", type=Path, help=".txt, .md, .html or .pdf")
+    register = actions.add_parser(
+        "register", help="register a source (or update its description), no text yet"
+    )
+    register.add_argument("--id", required=True, help="the source id citations will use")
+    register.add_argument("--title", required=True)
+    register.add_argument(
+        "--locator", required=True, help="where the source lives (URL, path, catalogue number)"
+    )
+    register.add_argument("--kind", default="document", help="kind of source [document]")
+    register.add_argument("--filename", help="the file a document server must return for it (MCP ingestion)")
+    add_store_options(register)
+
+    add = actions.add_parser(
+        "add",
+        help="ingest FILE (registering the source), or a read through an MCP document server",
+    )
+    add.add_argument("file", type=Path, nargs="?", help=".txt, .md, .html or .pdf (not with --mcp)")
     add.add_argument("--id", required=True, help="the source id citations will use")
     add.add_argument("--title", help="title shown in reports [the file name]")
     add.add_argument("--locator", help="where the source lives (URL, path, catalogue number) [the file path]")
     add.add_argument("--kind", default="document", help="kind of source [document]")
+    add.add_argument(
+        "--mcp", metavar="COMMAND", help="start this MCP document server (stdio) and read through it"
+    )
+    add.add_argument("--tool", default="read_document", help="with --mcp: the tool to call [read_document]")
+    add.add_argument(
+        "--arg", action="append", default=[], metavar="KEY=VALUE", help="with --mcp: a tool argument"
+    )
+    add.add_argument(
+        "--timeout", type=float, default=10.0, help="with --mcp: seconds to wait for the read [10]"
+    )
     add_store_options(add)
 
     listing = actions.add_parser("list", help="the sources of a scope with their current revisions")
@@ -85,10 +111,32 @@ def _open(args: argparse.Namespace) -> tuple[EvidenceStore, Scope]:
     return open_store(target, limits), Scope.parse(scope)
 
 
+def _pair(value: str) -> tuple[str, str]:
+    key, sep, val = value.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"--arg expects KEY=VALUE, got {value!r}")
+    return key, val
+
+
 def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
     store, scope = _open(args)
     try:
-        if args.action == "add":
+        if args.action == "register":
+            store.register(scope, args.id, args.title, args.locator, args.kind, args.filename)
+            print_json({"registered": args.id, "filename": args.filename}, stdout)
+        elif args.action == "add" and args.mcp:
+            from citeaudit.sources.mcp_ingest import McpRead, ingest_from_mcp
+
+            if args.file is not None:
+                raise ConfigError("give either FILE or --mcp, not both")
+            arguments = dict(_pair(a) for a in args.arg)
+            read = McpRead(args.mcp, args.tool, arguments, timeout=args.timeout, env=dict(os.environ))
+            added, created = ingest_from_mcp(store, scope, args.id, read)
+            print_json({**added.ref(), "created": created, "entered_at": added.entered_at,
+                        "size": added.size}, stdout)  # fmt: skip
+        elif args.action == "add":
+            if args.file is None:
+                raise ConfigError("give the FILE to ingest, or --mcp to read through a document server")
             text = extract_file(args.file)
             store.register(
                 scope, args.id, args.title or args.file.name, args.locator or str(args.file), args.kind

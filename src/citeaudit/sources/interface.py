@@ -56,6 +56,7 @@ class StoredSource:
     kind: str
     revisions: int  # the counter: how many revisions it has ever had
     current: Revision | None
+    filename: str | None = None  # the host's mapping for document servers
 
     def to_json(self) -> dict[str, Any]:
         current = self.current
@@ -64,6 +65,7 @@ class StoredSource:
             if current is None
             else {"digest": current.digest, "entered_at": current.entered_at, "revision": current.revision,
                   "size": current.size},
+            "filename": self.filename,
             "kind": self.kind,
             "locator": self.locator,
             "revisions": self.revisions,

@@ -97,6 +97,7 @@ _sources = Table(
     Column("title", Text, nullable=False),
     Column("locator", Text, nullable=False),
     Column("kind", String(32), nullable=False),
+    Column("filename", String(255), nullable=True),  # what a document server calls it (MCP ingestion)
     Column("revision_counter", Integer, nullable=False),
     Column("current_revision", Integer, nullable=True),
 )
@@ -179,8 +180,14 @@ class EvidenceStore:
 
     # -- writes (trusted callers only) ------------------------------------------
 
-    def register(self, scope: Scope, source_id: str, title: str, locator: str, kind: str) -> None:
-        """Register a source, or update its description; the revisions stay."""
+    def register(
+        self, scope: Scope, source_id: str, title: str, locator: str, kind: str, filename: str | None = None
+    ) -> None:
+        """Register a source, or update its description; the revisions stay.
+
+        ``filename`` is the host's mapping for document servers: an MCP read is
+        ingested as this source only when it returns exactly this file.
+        """
         if not _ID_RE.match(source_id):
             raise StoreError(f"source id {source_id!r} must be 1-200 of letters, digits, _ . : - ")
         for name, value in (("title", title), ("locator", locator), ("kind", kind)):
@@ -194,7 +201,7 @@ class EvidenceStore:
                 conn.execute(
                     _sources.update()
                     .where(self._source_where(scope, source_id))
-                    .values(title=title, locator=locator, kind=kind)
+                    .values(title=title, locator=locator, kind=kind, filename=filename)
                 )
                 return
             count = conn.execute(
@@ -210,6 +217,7 @@ class EvidenceStore:
                     title=title,
                     locator=locator,
                     kind=kind,
+                    filename=filename,
                     revision_counter=0,
                     current_revision=None,
                 )
@@ -288,7 +296,13 @@ class EvidenceStore:
                     if row.current_revision is not None:
                         current = self._revision(conn, scope, row.source_id, row.current_revision, with_text)
                     out[row.source_id] = StoredSource(
-                        row.source_id, row.title, row.locator, row.kind, row.revision_counter, current
+                        row.source_id,
+                        row.title,
+                        row.locator,
+                        row.kind,
+                        row.revision_counter,
+                        current,
+                        row.filename,
                     )
         return out
 
