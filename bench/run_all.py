@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput, rag_latency, resolve_rate, service_load, stats_time
+from bench import check_throughput, rag_latency, resolve_rate, service_load, stats_time, trail_volume
 from bench.results_file import write_section
 
 BENCHMARKS = {
@@ -18,6 +18,7 @@ BENCHMARKS = {
     "resolve": ("Online resolution under Crossref's limits", resolve_rate),
     "stats": ("`citeaudit stats` over many reports", stats_time),
     "service": ("The HTTP API under load", service_load),
+    "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
 }
 
 
