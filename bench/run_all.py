@@ -1,6 +1,6 @@
 """Run every benchmark and record the results in bench/RESULTS.md.
 
-``python -m bench.run_all [--quick] [check] [rag]``: --quick shrinks every
+``python -m bench.run_all [--quick] [check] [rag] [semantic]``: --quick shrinks every
 workload tenfold (a smoke run; its numbers are not recorded); names pick benchmarks.
 """
 
@@ -9,7 +9,15 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import check_throughput, rag_latency, resolve_rate, service_load, stats_time, trail_volume
+from bench import (
+    check_throughput,
+    rag_latency,
+    resolve_rate,
+    semantic_eval,
+    service_load,
+    stats_time,
+    trail_volume,
+)
 from bench.results_file import write_section
 
 BENCHMARKS = {
@@ -19,6 +27,7 @@ BENCHMARKS = {
     "stats": ("`citeaudit stats` over many reports", stats_time),
     "service": ("The HTTP API under load", service_load),
     "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
+    "semantic": ("The semantic stage: the rules judge on labelled public sets", semantic_eval),
 }
 
 

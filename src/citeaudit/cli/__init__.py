@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, feedback, fetch, history, mcp, render, serve, sources
+from citeaudit.cli import cache, check, evaluate, feedback, fetch, history, mcp, render, serve, sources
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -49,6 +49,7 @@ def build_parser() -> Parser:
     mcp.add_parser(commands)
     serve.add_parsers(commands)
     history.add_parsers(commands)
+    evaluate.add_parser(commands)
     return parser
 
 
@@ -58,6 +59,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return check.run(args, stdout)
     if args.command == "cache":
         return cache.run(args, stdout)
+    if args.command == "eval":
+        return evaluate.run(args, stdout)
     if args.command == "history":
         return history.run_history(args, stdout)
     if args.command == "trail":

@@ -1,0 +1,37 @@
+"""``citeaudit eval``: measure a judge on a labelled public benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.cli.common import EXIT_CLEAN, Parser, write_file
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    from citeaudit.semantic.datasets import DATASETS
+
+    parser = commands.add_parser("eval", help="measure a semantic judge on a labelled dataset")
+    parser.add_argument("file", type=Path, help="the dataset's JSONL file")
+    parser.add_argument("--dataset", required=True, choices=sorted(DATASETS), help="how to read FILE")
+    parser.add_argument("--judge", default="rules", help="judge spec [rules]")
+    parser.add_argument("--out", type=Path, help="also write the JSON result here")
+
+
+def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    from citeaudit.semantic import make_judge
+    from citeaudit.semantic.datasets import load_pairs
+    from citeaudit.semantic.evaluate import evaluate
+
+    judge = make_judge(args.judge)
+    result = evaluate(judge, load_pairs(args.dataset, args.file))
+    result = {"dataset": args.dataset, **result}
+    text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if args.out is not None:
+        write_file(args.out, text.encode("utf-8"))
+    stdout.write(text)
+    return EXIT_CLEAN

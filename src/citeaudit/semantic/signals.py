@@ -1,0 +1,174 @@
+"""Risk signals: cheap, deterministic markers of a claim that may say more
+than its cited fragments. They never give a verdict; they route a claim (to a
+judge, to a person) and explain why.
+
+Words are compared casefolded and by a five-letter prefix, a crude stem that
+holds for English plurals and most Russian inflection ("снижает" and
+"снижают" meet). Chinese has no spaces, so Han text is compared by character
+bigrams. Cue lists cover English, Russian and Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from citeaudit.checks.numbers import extract_numbers
+from citeaudit.semantic.judge import Fragment
+
+__all__ = ["Signal", "SignalReport", "analyse", "content_terms", "sentences"]
+
+_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*", re.UNICODE)
+_HAN_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_SENTENCE_RE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+_STEM = 5
+
+_STOPWORDS = frozenset(
+    """a an the and or but of to in on at by for with from as is are was were be been being it its this that
+    these those there their they he she his her him we our you your i me my not no than then so such which who
+    whom whose what when where how also into over under about after before between during more most other some
+    any each can could may might will would shall should has have had do does did one two very just only
+    и в во не на с со что как по к у из за от для о об а но или то же ли бы это этот эта эти тот та те
+    был была были было быть есть он она оно они его ее её их мы вы я при до после над под между без чем так
+    уже ещё еще также который которая которые которых""".split()  # noqa: SIM905 (a word list reads better)
+)
+
+# Cues. Multi-word cues are matched on the casefolded text with word boundaries.
+_NEGATION = {
+    "en": ("not", "no", "never", "none", "nor", "neither", "without", "cannot", "n't", "nobody", "nothing"),
+    "ru": ("не", "нет", "ни", "никогда", "без", "ничего", "никто"),
+}
+_NEGATION_HAN = ("不", "没", "無", "无", "未", "非", "否")
+_ABSOLUTE = {
+    "en": ("always", "only", "must", "all", "never", "every", "entirely", "completely", "guaranteed",
+           "guarantees", "invariably", "solely", "exclusively"),
+    "ru": ("всегда", "только", "должен", "должна", "должны", "все", "всё", "всех", "никогда", "каждый",
+           "полностью", "гарантированно", "гарантирует", "исключительно"),
+}  # fmt: skip
+_ABSOLUTE_HAN = ("总是", "只有", "仅", "必须", "所有", "从不", "一定", "全部", "完全", "保证")
+_HEDGE = {
+    "en": ("may", "might", "can", "could", "up to", "possibly", "potentially", "likely", "suggests",
+           "suggest", "appears", "perhaps", "some"),
+    "ru": ("может", "могут", "мог", "могла", "могли", "до", "возможно", "вероятно", "предположительно",
+           "вплоть до"),
+}  # fmt: skip
+_HEDGE_HAN = ("可能", "可以", "最多", "或许", "也许", "高达")
+
+
+def _cue_pattern(cues: dict[str, tuple[str, ...]]) -> re.Pattern[str]:
+    words = sorted({c for group in cues.values() for c in group}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(w) if w.startswith("n'") else rf"\b{re.escape(w)}\b" for w in words)
+    return re.compile(alternatives)
+
+
+_NEGATION_RE = _cue_pattern(_NEGATION)
+_ABSOLUTE_RE = _cue_pattern(_ABSOLUTE)
+_HEDGE_RE = _cue_pattern(_HEDGE)
+
+
+def _cues(text: str, pattern: re.Pattern[str], han: tuple[str, ...]) -> set[str]:
+    folded = text.casefold().replace("’", "'")
+    found = {m.group() for m in pattern.finditer(folded)}
+    found.update(cue for cue in han if cue in folded)
+    return found
+
+
+def content_terms(text: str) -> set[str]:
+    """The words that carry content, stemmed; Han text as character bigrams."""
+    terms: set[str] = set()
+    for m in _WORD_RE.finditer(text.casefold()):
+        word = m.group()
+        if _HAN_RE.fullmatch(word):
+            continue
+        if word in _STOPWORDS or (len(word) < 3 and not word.isdigit()):
+            continue
+        terms.add(word[:_STEM])
+    for run in _HAN_RE.findall(text):
+        terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+    return terms
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_RE.split(text) if s and s.strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class SignalReport:
+    signals: tuple[Signal, ...]
+    coverage: float  # share of the claim's content terms found in the fragments
+    best_sentence_coverage: float  # the same, for the single best-matching sentence
+    uncovered: tuple[str, ...]  # claim terms no fragment contains, sorted
+    relied_on: tuple[str, ...]  # citation ids whose text covers at least one claim term
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(s.code for s in self.signals)
+
+
+def _number_values(text: str) -> set[Decimal]:
+    return {v for m in extract_numbers(text) for r in m.readings for v in r}
+
+
+def _missing_numbers(claim: str, evidence: str) -> list[str]:
+    supported = _number_values(evidence)
+    return [m.text for m in extract_numbers(claim) if not any(r <= supported for r in m.readings)]
+
+
+def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
+    """Every signal of one claim against its cited fragments."""
+    claim_terms = content_terms(claim)
+    per_fragment = [content_terms(f.text) for f in fragments]
+    evidence_terms = set().union(*per_fragment) if per_fragment else set()
+    covered = claim_terms & evidence_terms
+    coverage = len(covered) / len(claim_terms) if claim_terms else 1.0
+    best, best_cov = "", 0.0
+    for fragment in fragments:
+        for sentence in sentences(fragment.text):
+            cov = len(claim_terms & content_terms(sentence)) / len(claim_terms) if claim_terms else 0.0
+            if cov > best_cov:
+                best, best_cov = sentence, cov
+    evidence = "\n".join(f.text for f in fragments)
+    found: list[Signal] = []
+
+    missing = _missing_numbers(claim, evidence)
+    if missing:
+        found.append(Signal("S_NUMBER_ABSENT", ", ".join(missing)))
+    claim_neg = _cues(claim, _NEGATION_RE, _NEGATION_HAN)
+    best_neg = _cues(best, _NEGATION_RE, _NEGATION_HAN)
+    if bool(claim_neg) != bool(best_neg) and best:
+        side = "claim" if claim_neg else "source"
+        found.append(Signal("S_NEGATION_ONE_SIDED", f"{side}: {', '.join(sorted(claim_neg or best_neg))}"))
+    absolutes = _cues(claim, _ABSOLUTE_RE, _ABSOLUTE_HAN) - _cues(evidence, _ABSOLUTE_RE, _ABSOLUTE_HAN)
+    if absolutes:
+        found.append(Signal("S_ABSOLUTE_ADDED", ", ".join(sorted(absolutes))))
+    hedges = _cues(best, _HEDGE_RE, _HEDGE_HAN)
+    if hedges and not _cues(claim, _HEDGE_RE, _HEDGE_HAN):
+        found.append(Signal("S_POSSIBILITY_HARDENED", ", ".join(sorted(hedges))))
+    if len(fragments) >= 2 and not any(
+        sum(term in terms for terms in per_fragment) >= 2 for term in claim_terms
+    ):
+        found.append(Signal("S_CITATIONS_UNLINKED", f"{len(fragments)} fragments share no claim term"))
+    if claim_terms and coverage < 0.5:
+        found.append(Signal("S_LOW_COVERAGE", f"{coverage:.2f}"))
+    elif (
+        claim_terms and len(claim_terms) >= 2 * max(1, round(best_cov * len(claim_terms))) and best_cov < 0.5
+    ):
+        found.append(Signal("S_CLAIM_BROADER", f"best sentence covers {best_cov:.2f}"))
+    relied = tuple(
+        f.citation_id for f, terms in zip(fragments, per_fragment, strict=True) if terms & claim_terms
+    )
+    return SignalReport(
+        signals=tuple(found),
+        coverage=coverage,
+        best_sentence_coverage=best_cov,
+        uncovered=tuple(sorted(claim_terms - evidence_terms)),
+        relied_on=relied,
+    )
