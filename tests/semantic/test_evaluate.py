@@ -67,8 +67,9 @@ def test_eval_on_the_real_sets(dataset: str, parts: tuple[str, ...], pairs: int,
         ('{"claim": "x", "evidence": [], "label": "maybe"}', "rules",
          "citeaudit: error: {f}: line 1: unknown label 'maybe'; expected one of not_supported, partially_supported, supported\n"),
         ("", "rules", "citeaudit: error: {f}: no wice records\n"),
-        ("{}", "nli:some/model", "citeaudit: error: judge backend 'nli' is not available in this version; use 'rules'\n"),
-        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules'\n"),
+        ("{}", "nli:some/model", "citeaudit: error: judge backend 'nli' is not available in this version; use 'rules' or 'llm:…'\n"),
+        ("{}", "llm:gpt", "citeaudit: error: judge 'llm:gpt': expected llm:MODEL@http(s)://HOST/PATH\n"),
+        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules' or 'llm:MODEL@URL'\n"),
     ],
 )  # fmt: skip
 def test_eval_bad_input(line: str, judge: str, message: str, tmp_path: Path) -> None:
@@ -78,3 +79,25 @@ def test_eval_bad_input(line: str, judge: str, message: str, tmp_path: Path) -> 
     result = run_cli("eval", "--dataset", "wice", path, "--judge", judge, "--out", out)
     assert (result.code, result.stderr, result.stdout) == (2, message.format(f=path), "")
     assert not out.exists()
+
+
+def test_eval_through_an_llm_endpoint_with_the_verdict_cache(tmp_path: Path) -> None:
+    from tests.semantic.chat_server import answer, chat_server
+
+    data = tmp_path / "wice.jsonl"
+    rows = [{"claim": "A won.", "evidence": ["A won the race."], "label": "supported"},
+            {"claim": "B lost twice.", "evidence": ["B lost once."], "label": "not_supported"}]  # fmt: skip
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cache = tmp_path / "verdicts"
+    with chat_server([answer("entailed", ["page"]), answer("contradicted", ["page"])]) as server:
+        first = run_cli(
+            "eval", "--dataset", "wice", data, "--judge", f"llm:m@{server.url}", "--verdict-cache", cache
+        )
+        second = run_cli(
+            "eval", "--dataset", "wice", data, "--judge", f"llm:m@{server.url}", "--verdict-cache", cache
+        )
+    assert (first.code, second.code, len(server.requests)) == (0, 0, 2)  # the rerun asked nothing
+    a, b = json.loads(first.stdout), json.loads(second.stdout)
+    assert a["confusion"] == b["confusion"]
+    assert (a["confusion"]["entailed"]["entailed"], a["confusion"]["insufficient"]["contradicted"]) == (1, 1)
+    assert a["judge"] == {"backend": "llm", "model": "m", "prompt_version": "llm-1"}

@@ -18,7 +18,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     parser = commands.add_parser("eval", help="measure a semantic judge on a labelled dataset")
     parser.add_argument("file", type=Path, help="the dataset's JSONL file")
     parser.add_argument("--dataset", required=True, choices=sorted(DATASETS), help="how to read FILE")
-    parser.add_argument("--judge", default="rules", help="judge spec [rules]")
+    parser.add_argument("--judge", default="rules", help="rules | llm:MODEL@BASE_URL [rules]")
+    parser.add_argument("--verdict-cache", type=Path, metavar="DIR", help="cache verdicts in DIR")
     parser.add_argument("--out", type=Path, help="also write the JSON result here")
 
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     from citeaudit.semantic.datasets import load_pairs
     from citeaudit.semantic.evaluate import evaluate
 
-    judge = make_judge(args.judge)
+    judge = make_judge(args.judge, args.verdict_cache)
     result = evaluate(judge, load_pairs(args.dataset, args.file))
     result = {"dataset": args.dataset, **result}
     text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol
 
 from citeaudit.errors import ConfigError
@@ -51,13 +52,30 @@ class Judge(Protocol):
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict: ...
 
 
-def make_judge(spec: str) -> Judge:
-    """A judge from its spec string: ``rules`` (the offline default)."""
-    from citeaudit.semantic.rules import RulesJudge
-
+def make_judge(spec: str, cache_dir: Path | None = None) -> Judge:
+    """A judge from its spec: ``rules`` (the offline default) or
+    ``llm:MODEL@BASE_URL`` (an OpenAI-compatible endpoint, e.g.
+    ``llm:qwen2.5-7b-instruct@http://127.0.0.1:8000/v1``). With ``cache_dir``
+    its verdicts are cached there."""
+    judge: Judge
+    backend, _, rest = spec.partition(":")
     if spec == "rules":
-        return RulesJudge()
-    backend = spec.partition(":")[0]
-    if backend in {"nli", "llm"}:
-        raise ConfigError(f"judge backend {backend!r} is not available in this version; use 'rules'")
-    raise ConfigError(f"unknown judge {spec!r}; expected 'rules'")
+        from citeaudit.semantic.rules import RulesJudge
+
+        judge = RulesJudge()
+    elif backend == "llm":
+        model, at, url = rest.rpartition("@")
+        if not at or not model or not url.startswith(("http://", "https://")):
+            raise ConfigError(f"judge {spec!r}: expected llm:MODEL@http(s)://HOST/PATH")
+        from citeaudit.semantic.llm import LlmJudge
+
+        judge = LlmJudge(url, model)
+    elif backend == "nli":
+        raise ConfigError("judge backend 'nli' is not available in this version; use 'rules' or 'llm:…'")
+    else:
+        raise ConfigError(f"unknown judge {spec!r}; expected 'rules' or 'llm:MODEL@URL'")
+    if cache_dir is None:
+        return judge
+    from citeaudit.semantic.cache import CachedJudge
+
+    return CachedJudge(judge, cache_dir)
