@@ -1,0 +1,110 @@
+"""Seed 003's policy cases and seed 002's status transitions, on reports of
+real audits of seed 003's example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.api import audit
+from citeaudit.model import Report
+from citeaudit.policy import Decision, Review, ReviewError, claim_states, decide, report_status
+from citeaudit.semantic import Fragment, make_judge
+from tests.conftest import GOLDEN
+
+CASE = GOLDEN / "seed003_real_range"
+QUOTE = "Журнал операций хранится в течение 30 календарных дней."
+
+
+def _report(tmp_path: Path, response: dict[str, Any]) -> Report:
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps(response, ensure_ascii=False), "utf-8")
+    return audit(path, corpus=CASE / "documents.json", cache=tmp_path / "cache", sources=tmp_path / "src")
+
+
+def _response(*, version: str = "2026-01", uncited: bool = False) -> dict[str, Any]:
+    base: dict[str, Any] = json.loads((CASE / "response.json").read_text("utf-8"))
+    base["citations"][0]["document_version"] = version
+    if uncited:
+        base["claims"].append({"id": "c2", "text": "Резервные копии хранятся вечно.", "citation_ids": []})
+    return base
+
+
+def _review(report: Report, claim: str, verdict: str, digest: str | None = None) -> Review:
+    return Review(digest or report.submission.input_sha256, claim, verdict, "checked the range", "ana")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("verdict", "decision"),
+    [("entailed", Decision.ACCEPT), ("insufficient", Decision.REGENERATE_OR_ABSTAIN),
+     ("contradicted", Decision.MANUAL_REVIEW), ("unknown", Decision.MANUAL_REVIEW)],
+)  # fmt: skip
+def test_seed003_policy_on_a_clean_report(verdict: str, decision: Decision, tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    assert decide(report, {"c1": verdict}) is decision  # type: ignore[dict-item]
+
+
+def test_one_deterministic_error_rejects_whatever_the_verdicts(tmp_path: Path) -> None:
+    stale_version = _report(tmp_path, _response(version="2025-12"))
+    assert decide(stale_version, {"c1": "entailed"}) is Decision.REJECT
+    with_uncited = _report(tmp_path, _response(uncited=True))
+    assert decide(with_uncited, {"c1": "entailed", "c2": "entailed"}) is Decision.REJECT
+
+
+def test_no_verdict_counts_as_unknown_and_the_rules_judge_routes(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    assert decide(report, {}) is Decision.MANUAL_REVIEW
+    verdict = make_judge("rules").judge(report.submission.claims[0].text, [Fragment("q1", QUOTE)])
+    assert verdict.label == "unknown"  # words all present: only a stronger judge or a person can say more
+    assert decide(report, {"c1": verdict.label}) is Decision.MANUAL_REVIEW
+
+
+def test_seed002_transitions_through_reviews(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    states = claim_states(report)
+    assert (states, report_status(report, states).value) == ({"c1": "pending_review"}, "needs_review")
+    supported = [_review(report, "c1", "supported")]
+    states = claim_states(report, supported)
+    assert (states, report_status(report, states).value) == ({"c1": "supported"}, "reviewed_candidate")
+    assert decide(report, {"c1": "contradicted"}, supported) is Decision.ACCEPT  # a person outranks a judge
+    changed_mind = [*supported, _review(report, "c1", "contradicted")]
+    states = claim_states(report, changed_mind)
+    assert (states, report_status(report, states).value) == ({"c1": "contradicted"}, "partial")
+    assert decide(report, {"c1": "entailed"}, changed_mind) is Decision.MANUAL_REVIEW
+
+
+def test_an_uncited_claim_marked_supported_is_still_not_supported(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response(uncited=True))
+    states = claim_states(report, [_review(report, "c1", "supported"), _review(report, "c2", "supported")])
+    assert states == {"c1": "supported", "c2": "unsupported"}
+    assert report_status(report, states).value == "partial"
+
+
+def test_a_stale_review_is_rejected(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    other = _report(tmp_path, _response(uncited=True))
+    stale = _review(other, "c1", "supported")
+    with pytest.raises(ReviewError) as err:
+        claim_states(report, [stale])
+    assert str(err.value) == (
+        f"review of claim 'c1' by ana is stale: it was recorded for input {other.submission.input_sha256[:12]}…, "
+        f"this report is of {report.submission.input_sha256[:12]}…"
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict", "note", "message"),
+    [("c9", "supported", "n", "review names claim 'c9', which is not in the report"),
+     ("c1", "entailed", "n", "review verdict 'entailed' is not one of supported, insufficient, contradicted"),
+     ("c1", "supported", " ", "review note must be non-empty and at most 1000 characters"),
+     ("c1", "supported", "x" * 1001, "review note must be non-empty and at most 1000 characters")],
+)  # fmt: skip
+def test_malformed_reviews(claim: str, verdict: str, note: str, message: str, tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    review = Review(report.submission.input_sha256, claim, verdict, note, "ana")  # type: ignore[arg-type]
+    with pytest.raises(ReviewError) as err:
+        claim_states(report, [review])
+    assert str(err.value) == message
