@@ -61,7 +61,11 @@ def test_429_waits_for_retry_after_and_5xx_is_retried() -> None:
     waits.clear()
     with chat_server([Reply(429, headers={"Retry-After": "3600"})] * 3) as server:
         verdict = judge_for(server.url, waits).judge(CLAIM, FRAGMENTS)
-    assert (verdict.label, verdict.signals, waits) == ("unknown", ("J_HTTP_429",), [30.0, 30.0, 30.0])
+    assert (verdict.label, verdict.signals, waits) == (
+        "unknown",
+        ("J_HTTP_429",),
+        [30.0, 30.0],
+    )  # none after the last
 
 
 def test_a_timeout_is_unknown_not_a_guess() -> None:

@@ -39,24 +39,25 @@ _CLIMATE = {"SUPPORTS": "entailed", "REFUTES": "contradicted", "NOT_ENOUGH_INFO"
 _ATTRIBUTION = {"attributable": "entailed", "not attributable": "insufficient"}
 
 
-def _label(mapping: dict[str, str], value: Any, where: str) -> VerdictLabel:
+class _BadLabel(ValueError):
+    pass
+
+
+def _label(mapping: dict[str, str], value: Any) -> VerdictLabel:
     label = mapping.get(str(value).strip()) if value is not None else None
     if label is None:
-        file, _, line = where.rpartition(":")
-        raise InputError(
-            file, f"line {line}", f"unknown label {value!r}; expected one of {', '.join(sorted(mapping))}"
-        )
+        raise _BadLabel(f"unknown label {value!r}; expected one of {', '.join(sorted(mapping))}")
     return label  # type: ignore[return-value]
 
 
 def _wice(row: dict[str, Any], where: str) -> Iterator[Pair]:
     page = "\n".join(str(s) for s in row["evidence"])
-    yield Pair(where, str(row["claim"]), (Fragment("page", page),), _label(_WICE, row["label"], where))
+    yield Pair(where, str(row["claim"]), (Fragment("page", page),), _label(_WICE, row["label"]))
 
 
 def _climate(row: dict[str, Any], where: str) -> Iterator[Pair]:
     for ev in row["evidences"]:
-        gold = _label(_CLIMATE, ev["evidence_label"], where)
+        gold = _label(_CLIMATE, ev["evidence_label"])
         yield Pair(f"{row['claim_id']}/{ev['evidence_id']}", str(row["claim"]),
                    (Fragment(str(ev["evidence_id"]), str(ev["evidence"])),), gold)  # fmt: skip
 
@@ -64,7 +65,7 @@ def _climate(row: dict[str, Any], where: str) -> Iterator[Pair]:
 def _attribution(row: dict[str, Any], where: str) -> Iterator[Pair]:
     fragments = tuple(Fragment(f"ref{i + 1}", str(text)) for i, text in enumerate(row["references"]))
     yield Pair(str(row.get("id", where)), str(row["claim"]), fragments,
-               _label(_ATTRIBUTION, row["attribution_label"], where))  # fmt: skip
+               _label(_ATTRIBUTION, row["attribution_label"]))  # fmt: skip
 
 
 DATASETS = {"wice": _wice, "climate-fever": _climate, "attribution-bench": _attribution}
@@ -87,6 +88,8 @@ def load_pairs(dataset: str, path: Path) -> list[Pair]:
             pairs.extend(reader(row, where))
         except json.JSONDecodeError as exc:
             raise InputError(str(path), f"line {number}", f"not JSON: {exc.msg}") from None
+        except _BadLabel as exc:
+            raise InputError(str(path), f"line {number}", str(exc)) from None
         except (KeyError, TypeError, AttributeError) as exc:
             problem = f"not a {dataset} record (missing or malformed {exc})"
             raise InputError(str(path), f"line {number}", problem) from None

@@ -8,7 +8,7 @@ parts of the claim it found unsupported, and its own identity.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -42,7 +42,7 @@ class Verdict:
     relied_on: tuple[str, ...] = ()  # citation ids
     unsupported: tuple[str, ...] = ()  # parts of the claim the fragments do not cover
     confidence: float | None = None
-    signals: tuple[str, ...] = field(default=())  # signal codes that routed the claim
+    signals: tuple[str, ...] = ()  # signal codes that routed the claim
 
 
 class Judge(Protocol):

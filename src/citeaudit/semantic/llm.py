@@ -101,17 +101,18 @@ class LlmJudge:
             return Verdict("insufficient", self._identity, signals=("S_NO_FRAGMENT",))
         payload = self._request(claim, fragments)
         cited = {f.citation_id for f in fragments}
-        reason = "J_NO_ATTEMPT"
+        reason, wait = "J_NO_ATTEMPT", 0.0
         for attempt in range(self._attempts):
+            if wait:
+                self._sleep(wait)  # only between attempts, never after the last
+            wait = 0.0
             try:
                 response = self._client.post("chat/completions", json=payload)
             except httpx.TransportError:
-                reason = "J_TIMEOUT_OR_CONNECTION"
-                self._sleep(min(2.0**attempt, _MAX_RETRY_AFTER_S))
+                reason, wait = "J_TIMEOUT_OR_CONNECTION", min(2.0**attempt, _MAX_RETRY_AFTER_S)
                 continue
             if response.status_code == 429 or response.status_code >= 500:
-                reason = f"J_HTTP_{response.status_code}"
-                self._sleep(_retry_after(response, attempt))
+                reason, wait = f"J_HTTP_{response.status_code}", _retry_after(response, attempt)
                 continue
             if response.status_code != 200:
                 reason = f"J_HTTP_{response.status_code}"

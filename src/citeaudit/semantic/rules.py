@@ -16,9 +16,6 @@ from citeaudit.semantic.signals import analyse
 
 __all__ = ["RulesJudge"]
 
-# Signals that, alone, show a part of the claim the fragments do not contain.
-_INSUFFICIENT = ("S_NUMBER_ABSENT", "S_LOW_COVERAGE")
-
 
 class RulesJudge:
     """Signals route; only missing numbers and low coverage decide ``insufficient``.
