@@ -17,7 +17,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# PyTorch first, pinned, so the nli extra's range is already met: where a CPU wheel of this
+# release is at hand pip takes it instead of a multi-gigabyte CUDA build.
+TORCH ?= torch==2.13.0
+
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet '$(TORCH)'
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(STAMP)
 

@@ -1,6 +1,6 @@
 """Run every benchmark and record the results in bench/RESULTS.md.
 
-``python -m bench.run_all [--quick] [check] [rag] [semantic]``: --quick shrinks every
+``python -m bench.run_all [--quick] [check rag resolve stats service trail semantic judges]``: --quick shrinks every
 workload tenfold (a smoke run; its numbers are not recorded); names pick benchmarks.
 """
 
@@ -11,6 +11,7 @@ import sys
 
 from bench import (
     check_throughput,
+    judge_throughput,
     rag_latency,
     resolve_rate,
     semantic_eval,
@@ -28,6 +29,7 @@ BENCHMARKS = {
     "service": ("The HTTP API under load", service_load),
     "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
     "semantic": ("The semantic stage: the rules judge on labelled public sets", semantic_eval),
+    "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
 }
 
 

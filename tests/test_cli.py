@@ -43,13 +43,19 @@ def _report(path: Path = Path("report.json")) -> Any:
 
 def test_exit_0_when_clean(seed: Path) -> None:
     result = run_cli("check", _only(seed, "c1"), "--offline")
-    assert (result.code, result.stdout) == (0, "checked=1 failed=0 report=report.json\n")
+    assert (result.code, result.stdout) == (
+        0,
+        "checked=1 failed=0 report=report.json\ndecision=manual_review status=needs_review\n",
+    )
     assert _report()["outcome"] == "clean"
 
 
 def test_exit_1_when_errors(seed: Path) -> None:
     result = run_cli("check", "claims.json", "--offline")
-    assert (result.code, result.stdout) == (1, "checked=4 failed=3 report=report.json\n")
+    assert (result.code, result.stdout) == (
+        1,
+        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
+    )
 
 
 def test_exit_3_when_only_could_not_check(seed: Path) -> None:
@@ -187,8 +193,8 @@ def test_a_terminal_gets_the_failing_citations_as_a_table(seed: Path) -> None:
     out = Terminal()
     assert main(["check", "claims.json", "--offline"], stdout=out, stderr=io.StringIO()) == 1
     lines = out.getvalue().splitlines()
-    assert lines[0] == "checked=4 failed=3 report=report.json"
-    assert lines[1].split() == ["claim", "citation", "codes", "reason"]
-    assert lines[2].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
-    assert lines[2].endswith("2023 is not a year of the work (the record has 2024)")
-    assert [line.split()[0] for line in lines[2:]] == ["c2", "c3", "c4"]
+    assert lines[:2] == ["checked=4 failed=3 report=report.json", "decision=reject status=invalid"]
+    assert lines[2].split() == ["claim", "citation", "codes", "reason"]
+    assert lines[3].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
+    assert lines[3].endswith("2023 is not a year of the work (the record has 2024)")
+    assert [line.split()[0] for line in lines[3:]] == ["c2", "c3", "c4"]

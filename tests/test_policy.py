@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from citeaudit.api import audit
+from citeaudit.errors import ConfigError
 from citeaudit.model import Report
-from citeaudit.policy import Decision, Review, ReviewError, claim_states, decide, report_status
+from citeaudit.policy import Decision, Policy, Review, ReviewError, claim_states, decide, report_status
 from citeaudit.semantic import Fragment, make_judge
-from tests.conftest import GOLDEN
+from tests.conftest import GOLDEN, run_cli
 
 CASE = GOLDEN / "seed003_real_range"
 QUOTE = "Журнал операций хранится в течение 30 календарных дней."
@@ -34,7 +35,7 @@ def _response(*, version: str = "2026-01", uncited: bool = False) -> dict[str, A
 
 
 def _review(report: Report, claim: str, verdict: str, digest: str | None = None) -> Review:
-    return Review(digest or report.submission.input_sha256, claim, verdict, "checked the range", "ana")  # type: ignore[arg-type]
+    return Review(digest or report.submission.digest, claim, verdict, "checked the range", "ana")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -90,8 +91,8 @@ def test_a_stale_review_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(ReviewError) as err:
         claim_states(report, [stale])
     assert str(err.value) == (
-        f"review of claim 'c1' by ana is stale: it was recorded for input {other.submission.input_sha256[:12]}…, "
-        f"this report is of {report.submission.input_sha256[:12]}…"
+        f"review of claim 'c1' by ana is stale: it was recorded for input {other.submission.digest[:12]}…, "
+        f"this report is of {report.submission.digest[:12]}…"
     )
 
 
@@ -104,7 +105,76 @@ def test_a_stale_review_is_rejected(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_malformed_reviews(claim: str, verdict: str, note: str, message: str, tmp_path: Path) -> None:
     report = _report(tmp_path, _response())
-    review = Review(report.submission.input_sha256, claim, verdict, note, "ana")  # type: ignore[arg-type]
+    review = Review(report.submission.digest, claim, verdict, note, "ana")  # type: ignore[arg-type]
     with pytest.raises(ReviewError) as err:
         claim_states(report, [review])
     assert str(err.value) == message
+
+
+def test_policy_require_review_keeps_a_judge_from_accepting_alone(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    strict = Policy(require_review=True)
+    assert decide(report, {"c1": "entailed"}, policy=strict) is Decision.MANUAL_REVIEW
+    assert decide(report, {"c1": "entailed"}, [_review(report, "c1", "supported")], strict) is Decision.ACCEPT
+
+
+def test_policy_unknown_can_ask_for_a_new_answer_instead_of_a_person(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    lenient = Policy(unknown="regenerate_or_abstain")
+    assert decide(report, {}, policy=lenient) is Decision.REGENERATE_OR_ABSTAIN
+    assert decide(report, {"c1": "contradicted"}, policy=lenient) is Decision.MANUAL_REVIEW
+
+
+def test_policy_unchecked_can_go_to_a_person_but_a_wrong_citation_always_rejects(tmp_path: Path) -> None:
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps(_response(), ensure_ascii=False), "utf-8")
+    unchecked = audit(path, cache=tmp_path / "cache", sources=tmp_path / "src")  # no corpus given
+    assert unchecked.has_unchecked
+    assert not unchecked.has_errors
+    assert decide(unchecked, {}) is Decision.REJECT
+    assert decide(unchecked, {}, policy=Policy(unchecked="manual_review")) is Decision.MANUAL_REVIEW
+    wrong = _report(tmp_path, _response(version="2025-12"))
+    assert decide(wrong, {"c1": "entailed"}, policy=Policy(unchecked="manual_review")) is Decision.REJECT
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [({"unknown": "accept"}, "citeaudit.toml: policy.unknown: expected one of manual_review, regenerate_or_abstain, got 'accept'"),
+     ({"require_review": "yes"}, "citeaudit.toml: policy.require_review: expected one of true, false, got 'yes'"),
+     ({"unchecked": True}, "citeaudit.toml: policy.unchecked: expected one of reject, manual_review, got True"),
+     ({"average": True}, "citeaudit.toml: policy.average: unknown setting")],
+)  # fmt: skip
+def test_policy_table_errors_name_the_setting(table: dict[str, Any], message: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        Policy.from_table(table, "citeaudit.toml")
+    assert str(err.value) == message
+
+
+def test_policy_from_the_configuration_file_reaches_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "response.json").write_text(json.dumps(_response(), ensure_ascii=False), "utf-8")
+    (tmp_path / "citeaudit.toml").write_text('[policy]\nunknown = "regenerate_or_abstain"\n', "utf-8")
+    result = run_cli(
+        "check",
+        "response.json",
+        "--corpus",
+        str(CASE / "documents.json"),
+        "--offline",
+        "--fail-on",
+        "decision",
+    )
+    report = json.loads((tmp_path / "report.json").read_text("utf-8"))
+    assert (result.code, report["decision"]) == (5, "regenerate_or_abstain")
+    assert report["settings"]["policy"] == {
+        "require_review": False,
+        "unchecked": "reject",
+        "unknown": "regenerate_or_abstain",
+    }
+    (tmp_path / "citeaudit.toml").write_text("[policy]\nrequire_review = 1\n", "utf-8")
+    result = run_cli("check", "response.json", "--offline")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: citeaudit.toml: policy.require_review: expected one of true, false, got 1\n",
+    )

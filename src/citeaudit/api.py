@@ -8,7 +8,7 @@ Nothing here prints, exits or keeps global state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,10 @@ from typing import Any
 from citeaudit.core import AuditSettings
 from citeaudit.core import audit as run_audit
 from citeaudit.formats import load_submission, parse_bytes
-from citeaudit.model import Report, Submission
+from citeaudit.model import Report, Review, Submission
 from citeaudit.report.json import report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.judge import Judge, make_judge
 from citeaudit.sources.corpus import Corpus, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import SourceLookup
@@ -51,12 +52,18 @@ def audit(
     severity: Mapping[str, str] | None = None,
     jobs: int = 1,
     trail: Any = None,
+    judge: Judge | str | None = "rules",
+    reviews: Sequence[Review] = (),
 ) -> Report:
     """Audit one answer; the same options as ``citeaudit check``.
 
     ``offline`` defaults to True here: a library call touches the network only
     when asked to. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`)
-    gets one record of the audit. Bad input raises :class:`citeaudit.InputError`.
+    gets one record of the audit. ``judge`` is a judge or its spec (``rules``,
+    ``nli:MODEL``, ``llm:MODEL@URL``; None skips the semantic stage);
+    ``reviews`` are applied if they are for this exact submission (a stale one
+    raises :class:`citeaudit.policy.ReviewError`). Bad input raises
+    :class:`citeaudit.InputError`.
     """
     submission = _submission(answer)
     doi_cache = DoiCache(Path(cache))
@@ -75,6 +82,8 @@ def audit(
         settings=AuditSettings(
             min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
         ),
+        judge=make_judge(judge) if isinstance(judge, str) else judge,
+        reviews=reviews,
     )
     if trail is not None:
         trail.append(report)

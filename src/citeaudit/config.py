@@ -19,8 +19,9 @@ from citeaudit.core import DEFAULT_MIN_QUOTE_LENGTH
 from citeaudit.errors import ConfigError
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from citeaudit.parallel import available_cpus
+from citeaudit.policy import Policy
 
-__all__ = ["ENV_VARS", "Config", "load_config"]
+__all__ = ["ENV_VARS", "FAIL_ON", "Config", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class Config:
     store_max_sources: int = 100_000  # per scope
     store_max_text_bytes: int = 64 * 1024 * 1024  # per revision
     severity: Mapping[str, str] = field(default_factory=dict)
+    judge: str = "rules"  # the semantic stage's judge spec; "none" skips the stage
+    verdict_cache: Path | None = None  # default: <cache>/verdicts for the nli and llm judges
+    reviews: bool = False  # apply the reviews recorded in the store
+    fail_on: str = "error"  # "error": exit code follows deterministic findings; "decision": the decision
+    policy: Policy = field(default_factory=Policy)  # only from a configuration file's [policy] table
     origin: str = "defaults"  # where the file settings came from, for messages
 
 
@@ -59,8 +65,13 @@ ENV_VARS = {
     "scope": "CITEAUDIT_SCOPE",
     "store_max_sources": "CITEAUDIT_STORE_MAX_SOURCES",
     "store_max_text_bytes": "CITEAUDIT_STORE_MAX_TEXT_BYTES",
+    "judge": "CITEAUDIT_JUDGE",
+    "verdict_cache": "CITEAUDIT_VERDICT_CACHE",
+    "reviews": "CITEAUDIT_REVIEWS",
+    "fail_on": "CITEAUDIT_FAIL_ON",
 }
-_PATHS = {"cache", "sources", "out", "corpus"}
+FAIL_ON = ("error", "decision")
+_PATHS = {"cache", "sources", "out", "corpus", "verdict_cache"}
 _INTS = {
     "min_quote_length",
     "max_input_bytes",
@@ -118,7 +129,11 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
     for key, value in table.items():
         name = key.replace("-", "_")
         here = where if where.startswith("CITEAUDIT_") else f"{where}: {key}"
-        if name == "severity":
+        if name == "policy":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{here}: expected a table (unchecked, unknown, require_review)")
+            values["policy"] = Policy.from_table(value, where)
+        elif name == "severity":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ConfigError(f'{here}: expected a table of CODE = "error|warning|info"')
             values["severity"] = {**values.get("severity", {}), **value}
@@ -129,14 +144,18 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             values[name] = base / path if base is not None and not path.is_absolute() else path
         elif name in _INTS:
             values[name] = _int(value, here)
-        elif name == "offline":
+        elif name in ("offline", "reviews"):
             values[name] = value if isinstance(value, bool) else _bool(str(value), here)
+        elif name == "fail_on":
+            if value not in FAIL_ON:
+                raise ConfigError(f"{here}: expected one of {', '.join(FAIL_ON)}, got {value!r}")
+            values[name] = value
         elif name == "store":
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a path or a postgresql:// URL")
             is_url = "://" in value or value.startswith("sqlite:")
             values[name] = value if is_url or base is None else str(base / value)
-        elif name in ("mailto", "scope"):
+        elif name in ("mailto", "scope", "judge"):
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a string")
             values[name] = value

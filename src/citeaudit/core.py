@@ -9,7 +9,7 @@ searched at most once per audit; groups run in ``settings.jobs`` processes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -35,19 +35,24 @@ from citeaudit.model import (
     ClaimResult,
     ClaimStatus,
     CorpusSource,
+    Decision,
     DoiSource,
     Finding,
     Outcome,
     ReferenceSource,
     Report,
     ReportStatus,
+    Review,
     Row,
     Span,
     StoreSource,
     Submission,
 )
 from citeaudit.parallel import run_items
+from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
+from citeaudit.semantic.judge import Judge
+from citeaudit.semantic.stage import judge_report
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
 
@@ -62,11 +67,13 @@ class AuditSettings:
     severity: Mapping[str, str] = field(default_factory=dict)
     offline: bool = False
     jobs: int = 1  # processes for the per-source checks; the report is the same for any value
+    policy: Policy = field(default_factory=Policy)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "min_quote_length": self.min_quote_length,
             "offline": self.offline,
+            "policy": self.policy.to_json(),
             "severity": dict(sorted(self.severity.items())),
         }
 
@@ -382,8 +389,12 @@ def audit(
     store: SourceLookup | None = None,
     suggester: Suggester | None = None,
     settings: AuditSettings | None = None,
+    judge: Judge | None = None,
+    reviews: Sequence[Review] = (),
 ) -> Report:
-    """Run every deterministic check of ``submission`` and return the report."""
+    """Run every deterministic check of ``submission``, then the judge (if
+    any) on the claims that passed them, and apply the reviews and the policy.
+    A stale or malformed review raises :class:`citeaudit.policy.ReviewError`."""
     settings = settings or AuditSettings()
     make = FindingMaker(settings.severity)
     rows, orphans = _plan(submission, make)
@@ -453,7 +464,7 @@ def audit(
         ids = tuple(r.citation_id for r in own if r.citation_id is not None)
         claims.append(ClaimResult(claim.id, claim.kind, _claim_status(own, claim.id in disputed), ids))
 
-    return Report(
+    deterministic = Report(
         submission=submission,
         rows=tuple(
             Row(
@@ -472,6 +483,9 @@ def audit(
         ),
         claims=tuple(claims),
         status=_report_status(submission, claims, orphans),
-        settings=settings.to_json(),
+        settings=settings.to_json() | {"judge": str(judge.identity) if judge is not None else None},
         checker_version=__version__,
+        decision=Decision.REJECT,  # until finalize decides
     )
+    verdicts = judge_report(deterministic, judge) if judge is not None else {}
+    return finalize(deterministic, verdicts, reviews, settings.policy)

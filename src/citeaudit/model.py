@@ -5,29 +5,38 @@ every check yields :class:`Finding` values, and the audit returns a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
+    "VERDICTS",
     "Citation",
     "Claim",
     "ClaimResult",
     "ClaimStatus",
     "Conflict",
     "CorpusSource",
+    "Decision",
     "DoiSource",
     "Finding",
+    "JudgeIdentity",
     "Outcome",
     "ReferenceSource",
     "Report",
     "ReportStatus",
+    "Review",
+    "ReviewVerdict",
     "Row",
     "Severity",
     "Source",
     "Span",
     "StoreSource",
     "Submission",
+    "Verdict",
+    "VerdictLabel",
 ]
 
 
@@ -65,6 +74,54 @@ class ReportStatus(StrEnum):
     NEEDS_REVIEW = "needs_review"
     PARTIAL = "partial"
     REVIEWED_CANDIDATE = "reviewed_candidate"
+
+
+class Decision(StrEnum):
+    """Seed 003's decision on the whole answer."""
+
+    REJECT = "reject"
+    MANUAL_REVIEW = "manual_review"
+    REGENERATE_OR_ABSTAIN = "regenerate_or_abstain"
+    ACCEPT = "accept"
+
+
+VerdictLabel = Literal["entailed", "contradicted", "insufficient", "unknown"]
+VERDICTS: tuple[VerdictLabel, ...] = ("entailed", "contradicted", "insufficient", "unknown")
+ReviewVerdict = Literal["supported", "insufficient", "contradicted"]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeIdentity:
+    backend: str
+    model: str
+    prompt_version: str
+
+    def __str__(self) -> str:
+        return f"{self.backend}/{self.model}/{self.prompt_version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A semantic judge's answer for one claim: never a deterministic fact."""
+
+    label: VerdictLabel
+    judge: JudgeIdentity
+    relied_on: tuple[str, ...] = ()  # citation ids
+    unsupported: tuple[str, ...] = ()  # parts of the claim the fragments do not cover
+    confidence: float | None = None
+    signals: tuple[str, ...] = ()  # signal codes that routed the claim
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A person's verdict on one claim, bound to the digest of the exact
+    submission reviewed (``Submission.digest``)."""
+
+    submission_sha256: str
+    claim_id: str
+    verdict: ReviewVerdict
+    note: str
+    reviewer: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +235,43 @@ class Submission:
     title: str | None = None
     answer: str | None = None
     format: str = "native"
-    input_sha256: str = ""
+    input_sha256: str = ""  # of the bytes as read (the seed's field)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical submission: what reviews are bound to.
+
+        The same claims and citations give the same digest whatever the input
+        format, key order or whitespace; where the input has them (``origin``)
+        and free ``labels`` do not count."""
+        body = {
+            "answer": self.answer,
+            "citations": [_canonical_citation(c) for c in self.citations],
+            "claims": [
+                {
+                    "citation_ids": list(c.citation_ids),
+                    "citations": [_canonical_citation(x) for x in c.citations],
+                    "id": c.id,
+                    "kind": c.kind,
+                    "rationale": c.rationale,
+                    "text": c.text,
+                }
+                for c in self.claims
+            ],
+            "conflicts": [{"claim_ids": list(c.claim_ids), "reason": c.reason} for c in self.conflicts],
+            "gaps": list(self.gaps),
+            "title": self.title,
+        }
+        blob = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _canonical_citation(citation: Citation) -> dict[str, Any]:
+    source = {"kind": citation.source.kind} | {
+        f.name: getattr(citation.source, f.name) for f in fields(citation.source)
+    }
+    return {"end": citation.end, "id": citation.id, "quote": citation.quote, "source": source,
+            "start": citation.start}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +341,7 @@ class ClaimResult:
     kind: str
     status: ClaimStatus
     citation_ids: tuple[str, ...]
+    verdict: Verdict | None = None  # the semantic stage's, when a judge ran on the claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +354,8 @@ class Report:
     status: ReportStatus
     settings: dict[str, Any]
     checker_version: str
+    decision: Decision  # set by ``policy.finalize``, which every audit ends with
+    reviews: tuple[Review, ...] = ()  # the reviews that apply, in the order recorded
 
     @property
     def failed(self) -> int:

@@ -18,49 +18,38 @@ Per report (seed 002): ``invalid``, ``partial``, ``needs_review``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from citeaudit.errors import CiteauditError
-from citeaudit.model import ClaimStatus, Report, ReportStatus
-from citeaudit.semantic.judge import VerdictLabel
+from citeaudit.errors import CiteauditError, ConfigError
+from citeaudit.model import ClaimStatus, Decision, Report, ReportStatus, Review, Verdict, VerdictLabel
 
-__all__ = ["Decision", "Review", "ReviewError", "claim_states", "decide", "report_status"]
+__all__ = [
+    "Decision",
+    "Review",
+    "ReviewError",
+    "check_review",
+    "claim_states",
+    "decide",
+    "finalize",
+    "report_status",
+]
 
-ReviewVerdict = Literal["supported", "insufficient", "contradicted"]
 _REVIEW_VERDICTS = ("supported", "insufficient", "contradicted")
 _MAX_NOTE = 1000
-
-
-class Decision(StrEnum):
-    REJECT = "reject"
-    MANUAL_REVIEW = "manual_review"
-    REGENERATE_OR_ABSTAIN = "regenerate_or_abstain"
-    ACCEPT = "accept"
 
 
 class ReviewError(CiteauditError):
     """A review that cannot apply: stale, for an unknown claim, or malformed."""
 
 
-@dataclass(frozen=True, slots=True)
-class Review:
-    """A person's verdict on one claim, bound to the digest of the exact input reviewed."""
-
-    input_sha256: str
-    claim_id: str
-    verdict: ReviewVerdict
-    note: str
-    reviewer: str
-
-
-def _check(review: Review, report: Report, claim_ids: set[str]) -> None:
-    digest = report.submission.input_sha256
-    if review.input_sha256 != digest:
+def check_review(review: Review, digest: str, claim_ids: set[str]) -> None:
+    """Refuse a review that is stale (recorded for another submission), names
+    a claim the submission does not have, or is malformed."""
+    if review.submission_sha256 != digest:
         raise ReviewError(
             f"review of claim {review.claim_id!r} by {review.reviewer} is stale: it was recorded for input "
-            f"{review.input_sha256[:12]}…, this report is of {digest[:12]}…"
+            f"{review.submission_sha256[:12]}…, this report is of {digest[:12]}…"
         )
     if review.claim_id not in claim_ids:
         raise ReviewError(f"review names claim {review.claim_id!r}, which is not in the report")
@@ -77,7 +66,7 @@ def claim_states(report: Report, reviews: Sequence[Review] = ()) -> dict[str, st
     claim_ids = {c.id for c in report.claims}
     latest: dict[str, Review] = {}
     for review in reviews:
-        _check(review, report, claim_ids)
+        check_review(review, report.submission.digest, claim_ids)
         latest[review.claim_id] = review
     states: dict[str, str] = {}
     for claim in report.claims:
@@ -113,24 +102,82 @@ _FROM_REVIEW: dict[str, VerdictLabel] = {
 }
 
 
-def decide(report: Report, verdicts: Mapping[str, VerdictLabel], reviews: Sequence[Review] = ()) -> Decision:
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The cases a team may weigh differently; the defaults are seed 003's strict policy.
+
+    Nothing here can let a wrong citation through: a deterministic error
+    always rejects."""
+
+    unchecked: Literal["reject", "manual_review"] = "reject"  # citations that could not be checked
+    unknown: Literal["manual_review", "regenerate_or_abstain"] = "manual_review"  # no verdict either way
+    require_review: bool = False  # a judge's "entailed" alone is not enough: a person must confirm
+
+    def to_json(self) -> dict[str, object]:
+        return {"require_review": self.require_review, "unchecked": self.unchecked, "unknown": self.unknown}
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, object], where: str) -> Policy:
+        """From a configuration table, naming the setting at fault."""
+        allowed: dict[str, tuple[object, ...]] = {
+            "unchecked": ("reject", "manual_review"),
+            "unknown": ("manual_review", "regenerate_or_abstain"),
+            "require_review": (True, False),
+        }
+        for key, value in table.items():
+            if key not in allowed:
+                raise ConfigError(f"{where}: policy.{key}: unknown setting")
+            if value not in allowed[key] or isinstance(value, bool) != (key == "require_review"):
+                choices = ", ".join(str(v).lower() for v in allowed[key])
+                raise ConfigError(f"{where}: policy.{key}: expected one of {choices}, got {value!r}")
+        return cls(**table)  # type: ignore[arg-type]
+
+
+def decide(
+    report: Report,
+    verdicts: Mapping[str, VerdictLabel],
+    reviews: Sequence[Review] = (),
+    policy: Policy = Policy(),
+) -> Decision:
     """Seed 003's policy. A review outranks a judge's verdict for its claim; a
     claim with neither counts as ``unknown``."""
     states = claim_states(report, reviews)
-    if report.has_errors or report.has_unchecked or "invalid" in states.values():
+    wrong = report.has_errors or any(c.status is ClaimStatus.INVALID for c in report.claims)
+    if wrong or (report.has_unchecked and policy.unchecked == "reject"):
         return Decision.REJECT
+    to_person = "disputed" in states.values()
     effective: list[VerdictLabel] = []
     for claim_id, state in states.items():
         if state == "unsupported":
             effective.append("insufficient")
         elif state in _FROM_REVIEW:
             effective.append(_FROM_REVIEW[state])
+        elif state == "invalid":  # could not be checked, and the policy sends that to a person
+            to_person = True
         else:
-            effective.append(verdicts.get(claim_id, "unknown"))
-    if any(v in ("contradicted", "unknown") for v in effective) or "disputed" in states.values():
+            verdict = verdicts.get(claim_id, "unknown")
+            effective.append("unknown" if verdict == "entailed" and policy.require_review else verdict)
+    to_person |= "contradicted" in effective or ("unknown" in effective and policy.unknown == "manual_review")
+    if to_person:
         return Decision.MANUAL_REVIEW
-    if any(v == "insufficient" for v in effective):
+    if "insufficient" in effective or "unknown" in effective:
         return Decision.REGENERATE_OR_ABSTAIN
     if effective and all(v == "entailed" for v in effective):
         return Decision.ACCEPT
     return Decision.REJECT
+
+
+def finalize(
+    report: Report,
+    verdicts: Mapping[str, Verdict],
+    reviews: Sequence[Review] = (),
+    policy: Policy = Policy(),
+) -> Report:
+    """The report with the judge's verdicts on its claims, the reviews that
+    apply, and the report status and decision they lead to."""
+    states = claim_states(report, reviews)  # raises ReviewError for a stale or malformed review
+    claims = tuple(replace(c, verdict=verdicts.get(c.id)) for c in report.claims)
+    judged = replace(report, claims=claims, reviews=tuple(reviews))
+    labels = {claim_id: v.label for claim_id, v in verdicts.items()}
+    decision = decide(judged, labels, reviews, policy)
+    return replace(judged, status=report_status(judged, states), decision=decision)

@@ -100,7 +100,7 @@ def test_junit_parses_back(seed_report: dict[str, Any]) -> None:
 def test_check_with_format_writes_both(seed_report: dict[str, Any]) -> None:
     result = run_cli("check", "claims.json", "--offline", "--format", "junit", "--output", "out.xml")
     assert result.code == 1
-    assert result.stdout == "checked=4 failed=3 report=report.json\n"
+    assert result.stdout == "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n"
     assert ET.parse("out.xml").getroot().tag == "testsuites"
 
 

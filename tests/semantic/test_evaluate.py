@@ -67,9 +67,9 @@ def test_eval_on_the_real_sets(dataset: str, parts: tuple[str, ...], pairs: int,
         ('{"claim": "x", "evidence": [], "label": "maybe"}', "rules",
          "citeaudit: error: {f}: line 1: unknown label 'maybe'; expected one of not_supported, partially_supported, supported\n"),
         ("", "rules", "citeaudit: error: {f}: no wice records\n"),
-        ("{}", "nli:some/model", "citeaudit: error: judge backend 'nli' is not available in this version; use 'rules' or 'llm:…'\n"),
+        ("{}", "nli:", "citeaudit: error: judge 'nli:': expected nli:MODEL_DIR_OR_HUB_ID[#LABEL,…]\n"),
         ("{}", "llm:gpt", "citeaudit: error: judge 'llm:gpt': expected llm:MODEL@http(s)://HOST/PATH\n"),
-        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules' or 'llm:MODEL@URL'\n"),
+        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'nli:MODEL' or 'llm:MODEL@URL'\n"),
     ],
 )  # fmt: skip
 def test_eval_bad_input(line: str, judge: str, message: str, tmp_path: Path) -> None:

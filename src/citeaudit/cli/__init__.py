@@ -2,7 +2,8 @@
 
 Exit codes: 0 clean; 1 citation errors found (for ``locate``: the fragment is
 not unique); 2 usage, configuration or input error; 3 nothing wrong was found
-but some citations could not be checked; 4 internal error (a bug).
+but some citations could not be checked; 4 internal error (a bug); with
+``check --fail-on decision``, 5 regenerate or abstain and 6 manual review.
 """
 
 from __future__ import annotations
@@ -13,7 +14,19 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit import __version__
-from citeaudit.cli import cache, check, evaluate, feedback, fetch, history, mcp, render, serve, sources
+from citeaudit.cli import (
+    cache,
+    check,
+    evaluate,
+    feedback,
+    fetch,
+    history,
+    mcp,
+    render,
+    review,
+    serve,
+    sources,
+)
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -50,6 +63,7 @@ def build_parser() -> Parser:
     serve.add_parsers(commands)
     history.add_parsers(commands)
     evaluate.add_parser(commands)
+    review.add_parser(commands)
     return parser
 
 
@@ -71,6 +85,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return serve.run_keys(args, stdout)
     if args.command == "mcp":
         return mcp.run(args, stdout)
+    if args.command == "review":
+        return review.run(args, stdout)
     if args.command == "feedback":
         return feedback.run(args, stdout)
     if args.command == "render":

@@ -19,13 +19,14 @@ from citeaudit.cli.common import (
     store_and_scope,
     write_file,
 )
-from citeaudit.config import Config, load_config
+from citeaudit.config import FAIL_ON, Config, load_config
 from citeaudit.core import AuditSettings, Suggester, audit
 from citeaudit.formats import load_submission
-from citeaudit.model import Report
+from citeaudit.model import Decision, Report, Review, Submission
 from citeaudit.report.formats import ReportFormat, render
 from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.judge import Judge
 from citeaudit.sources.corpus import load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import SourceLookup
@@ -89,6 +90,29 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="also render the report in this format (to --output, or standard output)",
     )
     check.add_argument("--output", type=Path, help="where the --format rendering goes [standard output]")
+    check.add_argument(
+        "--judge",
+        help="semantic judge for the claims that pass every check: rules, nli:MODEL[#LABELS], "
+        "llm:MODEL@URL, or none [CITEAUDIT_JUDGE; rules]",
+    )
+    check.add_argument(
+        "--verdict-cache",
+        type=Path,
+        help="directory of cached verdicts [CITEAUDIT_VERDICT_CACHE; CACHE/verdicts for nli and llm]",
+    )
+    check.add_argument(
+        "--reviews",
+        action="store_true",
+        default=None,
+        help="apply the reviews recorded in the store (--store, --scope) for this exact submission "
+        "[CITEAUDIT_REVIEWS]",
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        help="what the exit code follows: deterministic findings (error) or the decision "
+        "[CITEAUDIT_FAIL_ON; error]",
+    )
     add_store_options(check)
 
 
@@ -105,6 +129,10 @@ def _effective(args: argparse.Namespace, config: Config) -> Config:
         "corpus",
         "store",
         "scope",
+        "judge",
+        "verdict_cache",
+        "reviews",
+        "fail_on",
     )
     changes: dict[str, object] = {
         name: getattr(args, name) for name in names if getattr(args, name) is not None
@@ -143,9 +171,44 @@ def _suggester(config: Config) -> Suggester:
     return BibliographicSearch(mailto=config.mailto)
 
 
-def exit_code(report: Report) -> int:
+# With --fail-on decision: an answer that is not accepted fails, each decision with its own code.
+EXIT_REGENERATE = 5
+EXIT_MANUAL_REVIEW = 6
+
+
+def exit_code(report: Report, fail_on: str = "error") -> int:
     outcome = report_outcome(report)
-    return {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
+    deterministic = {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
+    if fail_on == "error" or deterministic != EXIT_CLEAN:
+        return deterministic
+    return {
+        Decision.ACCEPT: EXIT_CLEAN,
+        Decision.REGENERATE_OR_ABSTAIN: EXIT_REGENERATE,
+        Decision.MANUAL_REVIEW: EXIT_MANUAL_REVIEW,
+    }.get(report.decision, EXIT_ERRORS)
+
+
+def judge_for(config: Config) -> Judge | None:
+    """The configured judge, its verdicts cached for the backends that cost something."""
+    if config.judge == "none":
+        return None
+    from citeaudit.semantic.judge import make_judge
+
+    cache = config.verdict_cache
+    if cache is None and config.judge != "rules":
+        cache = config.cache / "verdicts"
+    return make_judge(config.judge, cache, offline=config.offline)
+
+
+def _reviews(config: Config, args: argparse.Namespace, submission: Submission) -> list[Review]:
+    if not config.reviews:
+        return []
+    from citeaudit.sources.reviews import ReviewBook
+    from citeaudit.sources.store import Scope, open_store
+
+    target, scope_text = store_and_scope(config, args)
+    book = ReviewBook(open_store(target))
+    return book.latest_for(Scope.parse(scope_text).tenant, submission.digest)
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -157,8 +220,11 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         severity=config.severity,
         offline=config.offline,
         jobs=config.jobs,
+        policy=config.policy,
     )
     scoped = _store_lookup(config, args)
+    reviews = _reviews(config, args, submission)
+    judge = judge_for(config)
     report = audit(
         submission,
         resolver=resolver_for(config),
@@ -167,12 +233,16 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         store=scoped[0] if scoped else None,
         suggester=None if config.offline else _suggester(config),
         settings=settings,
+        judge=judge,
+        reviews=reviews,
     )
     as_dict = report_to_dict(report)
     write_file(config.out, dump_report_dict(as_dict))
     if scoped is not None:
         scoped[1].append(report)
-    summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}"
+    # The seed's summary line as it was, then the decision on a line of its own.
+    summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
+    summary += f"decision={report.decision.value} status={report.status.value}"
     if args.format:
         from citeaudit.cli.render import context_for, emit
 
@@ -187,7 +257,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         print(summary, file=stdout)
         if stdout.isatty():
             stdout.write(failing_table(as_dict))
-    return exit_code(report)
+    return exit_code(report, config.fail_on)
 
 
 def failing_table(report: dict[str, Any], width: int = 60) -> str:

@@ -11,7 +11,20 @@ import json
 from collections import Counter
 from typing import Any
 
-from citeaudit.model import Citation, CorpusSource, DoiSource, ReferenceSource, Report, Row, Severity
+from citeaudit.model import (
+    Citation,
+    Claim,
+    ClaimResult,
+    CorpusSource,
+    DoiSource,
+    ReferenceSource,
+    Report,
+    Review,
+    Row,
+    Severity,
+    Verdict,
+)
+from citeaudit.policy import claim_states
 
 __all__ = ["REPORT_SCHEMA", "dump_report_dict", "render_json", "report_to_dict"]
 
@@ -87,12 +100,32 @@ def report_outcome(report: Report) -> str:
     return "could_not_check" if report.has_unchecked else "clean"
 
 
-def _claim(result: Any, claim: Any) -> dict[str, Any]:
+def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
+    """A judge's verdict, labelled with the judge: semantic, never a deterministic result."""
+    if verdict is None:
+        return None
+    return {
+        "confidence": verdict.confidence,
+        "judge": str(verdict.judge),
+        "label": verdict.label,
+        "relied_on": list(verdict.relied_on),
+        "signals": list(verdict.signals),
+        "unsupported": list(verdict.unsupported),
+    }
+
+
+def _claim(result: ClaimResult, claim: Claim | None, review_status: str) -> dict[str, Any]:
     out = {"citations": list(result.citation_ids), "id": result.id, "kind": result.kind,
-           "status": result.status.value, "text": claim.text if claim else None}  # fmt: skip
+           "review_status": review_status, "status": result.status.value,
+           "text": claim.text if claim else None, "verdict": _verdict(result.verdict)}  # fmt: skip
     if claim is not None and claim.rationale:
         out["rationale"] = claim.rationale
     return out
+
+
+def _review(review: Review) -> dict[str, str]:
+    return {"claim": review.claim_id, "note": review.note, "reviewer": review.reviewer,
+            "verdict": review.verdict}  # fmt: skip
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -100,11 +133,13 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     texts = {c.id: c for c in report.submission.claims}
     codes = Counter(f.code for r in report.rows for f in r.findings)
     sub = report.submission
+    states = claim_states(report, report.reviews)
     return {
         "checked": len(report.rows),
         "checker": {"name": "citeaudit", "version": report.checker_version},
-        "claims": [_claim(c, texts.get(c.id)) for c in report.claims],
+        "claims": [_claim(c, texts.get(c.id), states[c.id]) for c in report.claims],
         "conflicts": [{"claim_ids": list(c.claim_ids), "reason": c.reason} for c in sub.conflicts],
+        "decision": report.decision.value,
         "failed": report.failed,
         "gaps": list(sub.gaps),
         "input_format": sub.format,
@@ -113,13 +148,18 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "outcome": report_outcome(report),
         "title": sub.title,
         "results": rows,
+        "reviews": [_review(r) for r in report.reviews],
         "schema": REPORT_SCHEMA,
         "status": report.status.value,
+        "submission_sha256": sub.digest,
         "settings": report.settings,
         "summary": {
             "by_code": dict(sorted(codes.items())),
             "claims": len(report.claims),
             "claims_by_status": dict(sorted(Counter(c.status.value for c in report.claims).items())),
+            "claims_by_verdict": dict(
+                sorted(Counter(c.verdict.label for c in report.claims if c.verdict is not None).items())
+            ),
             "errors": sum(1 for r in report.rows for f in r.errors),
             "results_by_status": {
                 status: sum(1 for r in rows if r["status"] == status)

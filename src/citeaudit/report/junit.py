@@ -16,6 +16,10 @@ def render_junit(report: dict[str, Any]) -> bytes:
     counts = {"tests": str(len(rows)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
     suites = ET.Element("testsuites", {"name": "citeaudit", **counts})
     suite = ET.SubElement(suites, "testsuite", {"name": f"citeaudit {report['input_format']}", **counts})
+    properties = ET.SubElement(suite, "properties")
+    for name in ("decision", "status", "outcome"):
+        if name in report:
+            ET.SubElement(properties, "property", {"name": f"citeaudit.{name}", "value": str(report[name])})
     for row in rows:
         case = ET.SubElement(
             suite,

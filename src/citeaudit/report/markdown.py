@@ -46,7 +46,23 @@ def _claim_lines(report: dict[str, Any]) -> list[str]:
         codes = sorted({code for r in own for code in r["errors"] + r["warnings"]})
         if codes:
             lines.append(f"  Findings: {', '.join(f'`{c}`' for c in codes)}")
-    lines += ["", "No review records: support of each claim is not confirmed by a reviewer.", ""]
+        verdict = claim.get("verdict")
+        if verdict:
+            by = literal(verdict["judge"])
+            lines.append(f"  Semantic verdict (a judge's, not a check): `{verdict['label']}` by {by}")
+        lines.append(f"  Review status: `{claim.get('review_status', 'pending_review')}`")
+    lines += ["", *_review_lines(report.get("reviews") or []), ""]
+    return lines
+
+
+def _review_lines(reviews: list[dict[str, str]]) -> list[str]:
+    if not reviews:
+        return ["No review records: support of each claim is not confirmed by a reviewer."]
+    lines = ["## Reviews", ""]
+    for r in reviews:
+        lines.append(
+            f"- **{literal(r['claim'])}** `{r['verdict']}` by {literal(r['reviewer'])}: {literal(r['note'])}"
+        )
     return lines
 
 
@@ -116,7 +132,8 @@ def _body(report: dict[str, Any], report_digest: str) -> str:
         "> A candidate artifact: the deterministic checks passed or failed as shown; they do not prove "
         "that any claim is true or supported.",
         "",
-        f"Status: `{report['status']}` · outcome: `{report['outcome']}` · checked {report['checked']}, "
+        f"Status: `{report['status']}` · decision: `{report.get('decision', 'reject')}` · "
+        f"outcome: `{report['outcome']}` · checked {report['checked']}, "
         f"failed {report['failed']} · citeaudit {report['checker']['version']}",
         "",
         f"Report SHA-256: {report_digest}",

@@ -99,6 +99,14 @@ def render_sarif(
                 "artifacts": [{"location": {"uri": input_uri}}],
                 "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
                 "results": results,
+                # The answer as a whole; the semantic verdicts are a judge's, kept apart from results.
+                "properties": {
+                    "decision": report.get("decision"),
+                    "status": report["status"],
+                    "verdicts": {
+                        c["id"]: c["verdict"]["label"] for c in report["claims"] if c.get("verdict")
+                    },
+                },
             }
         ],
     }

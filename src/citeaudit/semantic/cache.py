@@ -1,6 +1,7 @@
 """Verdicts cached by a hash of (claim, fragments, judge identity): a rerun is
 free and gives the same verdicts. ``unknown`` verdicts caused by an
-unavailable backend are not cached, so a rerun asks again."""
+unavailable backend are not cached, so a rerun asks again. Offline, only
+cached verdicts are used and a miss is ``unknown`` (``J_NOT_CACHED``)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def verdict_key(claim: str, fragments: Sequence[Fragment], identity: JudgeIdenti
 
 
 class CachedJudge:
-    def __init__(self, inner: Judge, directory: Path) -> None:
+    def __init__(self, inner: Judge, directory: Path, *, offline: bool = False) -> None:
         self._inner = inner
         self._directory = directory
+        self._offline = offline  # cached verdicts only: a miss is unknown, the backend is never asked
 
     @property
     def identity(self) -> JudgeIdentity:
@@ -41,20 +43,37 @@ class CachedJudge:
     def _path(self, key: str) -> Path:
         return self._directory / key[:2] / f"{key}.json"
 
-    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
-        path = self._path(verdict_key(claim, fragments, self.identity))
-        if path.exists():
-            data = json.loads(path.read_text("utf-8"))
-            return Verdict(
-                data["label"],
-                self.identity,
-                tuple(data["relied_on"]),
-                tuple(data["unsupported"]),
-                data["confidence"],
-                tuple(data["signals"]),
-            )
-        verdict = self._inner.judge(claim, fragments)
-        if not any(s.startswith("J_") for s in verdict.signals):
+    def _load(self, path: Path) -> Verdict | None:
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text("utf-8"))
+        return Verdict(
+            data["label"],
+            self.identity,
+            tuple(data["relied_on"]),
+            tuple(data["unsupported"]),
+            data["confidence"],
+            tuple(data["signals"]),
+        )
+
+    def _store(self, path: Path, verdict: Verdict) -> None:
+        if not any(s.startswith("J_") for s in verdict.signals):  # the backend failed: ask again next time
             record = {k: v for k, v in asdict(verdict).items() if k != "judge"}
             atomic_write(path, json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"))
-        return verdict
+
+    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
+        return self.judge_many([(claim, fragments)])[0]
+
+    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
+        """Cached verdicts from disk; the misses go to the backend in one batch."""
+        paths = [self._path(verdict_key(claim, fragments, self.identity)) for claim, fragments in items]
+        found = [self._load(path) for path in paths]
+        missing = [i for i, verdict in enumerate(found) if verdict is None]
+        if self._offline:
+            fresh = [Verdict("unknown", self.identity, signals=("J_NOT_CACHED",)) for _ in missing]
+        else:
+            fresh = self._inner.judge_many([items[i] for i in missing]) if missing else []
+        for i, verdict in zip(missing, fresh, strict=True):
+            self._store(paths[i], verdict)
+            found[i] = verdict
+        return [v for v in found if v is not None]

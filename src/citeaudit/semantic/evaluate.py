@@ -45,9 +45,12 @@ def metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def evaluate(judge: Judge, pairs: Sequence[Pair]) -> dict[str, Any]:
+def evaluate(judge: Judge, pairs: Sequence[Pair], batch: int = 64) -> dict[str, Any]:
     started = time.perf_counter()
-    predicted = [judge.judge(p.claim, p.fragments).label for p in pairs]
+    predicted: list[str] = []
+    for at in range(0, len(pairs), batch):
+        chunk = pairs[at : at + batch]
+        predicted += [v.label for v in judge.judge_many([(p.claim, p.fragments) for p in chunk])]
     elapsed = time.perf_counter() - started
     result = metrics([p.gold for p in pairs], predicted)
     identity = judge.identity

@@ -10,14 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 from citeaudit.errors import ConfigError
+from citeaudit.model import VERDICTS, JudgeIdentity, Verdict, VerdictLabel
 
-__all__ = ["VERDICTS", "Fragment", "Judge", "JudgeIdentity", "Verdict", "VerdictLabel", "make_judge"]
-
-VerdictLabel = Literal["entailed", "contradicted", "insufficient", "unknown"]
-VERDICTS: tuple[VerdictLabel, ...] = ("entailed", "contradicted", "insufficient", "unknown")
+__all__ = [
+    "VERDICTS",
+    "Fragment",
+    "Judge",
+    "JudgeIdentity",
+    "Verdict",
+    "VerdictLabel",
+    "judge_each",
+    "make_judge",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,35 +35,30 @@ class Fragment:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class JudgeIdentity:
-    backend: str
-    model: str
-    prompt_version: str
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    label: VerdictLabel
-    judge: JudgeIdentity
-    relied_on: tuple[str, ...] = ()  # citation ids
-    unsupported: tuple[str, ...] = ()  # parts of the claim the fragments do not cover
-    confidence: float | None = None
-    signals: tuple[str, ...] = ()  # signal codes that routed the claim
-
-
 class Judge(Protocol):
     @property
     def identity(self) -> JudgeIdentity: ...
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict: ...
 
+    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
+        """Several claims at once; a backend that batches (``nli``) is faster here."""
+        ...
 
-def make_judge(spec: str, cache_dir: Path | None = None) -> Judge:
-    """A judge from its spec: ``rules`` (the offline default) or
+
+def judge_each(judge: Judge, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
+    """``judge_many`` for a backend with nothing to gain from batching."""
+    return [judge.judge(claim, fragments) for claim, fragments in items]
+
+
+def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = False) -> Judge:
+    """A judge from its spec: ``rules`` (the offline default),
+    ``nli:MODEL`` (a local model directory or a hub id, optionally
+    ``#label,label,…`` for a head with meaningless label names) or
     ``llm:MODEL@BASE_URL`` (an OpenAI-compatible endpoint, e.g.
     ``llm:qwen2.5-7b-instruct@http://127.0.0.1:8000/v1``). With ``cache_dir``
-    its verdicts are cached there."""
+    its verdicts are cached there; ``offline`` then keeps an ``llm`` judge
+    to its cached verdicts (the other backends run locally)."""
     judge: Judge
     backend, _, rest = spec.partition(":")
     if spec == "rules":
@@ -71,11 +73,20 @@ def make_judge(spec: str, cache_dir: Path | None = None) -> Judge:
 
         judge = LlmJudge(url, model)
     elif backend == "nli":
-        raise ConfigError("judge backend 'nli' is not available in this version; use 'rules' or 'llm:…'")
+        model, _, labels = rest.partition("#")
+        if not model:
+            raise ConfigError(f"judge {spec!r}: expected nli:MODEL_DIR_OR_HUB_ID[#LABEL,…]")
+        from citeaudit.semantic.nli import NliJudge
+
+        judge = NliJudge(model, labels=tuple(v.strip() for v in labels.split(",")) if labels else ())
     else:
-        raise ConfigError(f"unknown judge {spec!r}; expected 'rules' or 'llm:MODEL@URL'")
+        raise ConfigError(f"unknown judge {spec!r}; expected 'rules', 'nli:MODEL' or 'llm:MODEL@URL'")
     if cache_dir is None:
+        if offline and backend == "llm":
+            raise ConfigError(
+                "offline, an llm judge can only answer from a verdict cache: give --verdict-cache"
+            )
         return judge
     from citeaudit.semantic.cache import CachedJudge
 
-    return CachedJudge(judge, cache_dir)
+    return CachedJudge(judge, cache_dir, offline=offline and backend == "llm")

@@ -18,7 +18,7 @@ from typing import Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict
+from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict, judge_each
 
 __all__ = ["API_KEY_ENV", "INSTRUCTION", "PROMPT_VERSION", "LlmJudge"]
 
@@ -95,6 +95,9 @@ class LlmJudge:
         if not set(answer.evidence_citation_ids) <= cited:
             return None  # it relied on a citation it was never shown
         return answer
+
+    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
+        return judge_each(self, items)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         if not fragments:

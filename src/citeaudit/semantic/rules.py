@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict
+from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict, judge_each
 from citeaudit.semantic.signals import analyse
 
 __all__ = ["RulesJudge"]
@@ -30,6 +30,9 @@ class RulesJudge:
     @property
     def identity(self) -> JudgeIdentity:
         return self._identity
+
+    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
+        return judge_each(self, items)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         report = analyse(claim, fragments)

@@ -32,9 +32,12 @@ from citeaudit import __version__
 from citeaudit.core import AuditSettings, audit
 from citeaudit.errors import CiteauditError, ConfigError
 from citeaudit.formats import parse_bytes
+from citeaudit.model import Review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.directory import SnapshotDirectory
+from citeaudit.sources.reviews import ReviewBook
 from citeaudit.sources.store import EvidenceStore, Scope, ScopedLookup, StoreError, open_store
 from citeaudit.sources.trail import Trail
 
@@ -128,7 +131,7 @@ class ReviewIn(BaseModel):
     report_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     claim_id: Annotated[str, Field(min_length=1, max_length=200)]
     verdict: Literal["supported", "insufficient", "contradicted"]
-    note: Annotated[str, Field(min_length=1, max_length=2000)]
+    note: Annotated[str, Field(min_length=1, max_length=1000)]
 
 
 def _caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> ApiKey:
@@ -146,7 +149,7 @@ Caller = Annotated[ApiKey, Depends(_caller)]
 
 
 class _Records:
-    """Reports and reviews per tenant, in the evidence store's database."""
+    """Reports per tenant, in the evidence store's database (reviews are in :class:`ReviewBook`)."""
 
     def __init__(self, store: EvidenceStore) -> None:
         from sqlalchemy import Column, MetaData, String, Table, Text
@@ -157,12 +160,6 @@ class _Records:
             "citeaudit_reports", meta,
             Column("tenant", String(64), primary_key=True), Column("digest", String(64), primary_key=True),
             Column("body", Text, nullable=False),
-        )  # fmt: skip
-        self.reviews = Table(
-            "citeaudit_reviews", meta,
-            Column("tenant", String(64), primary_key=True), Column("digest", String(64), primary_key=True),
-            Column("claim_id", String(200), primary_key=True), Column("verdict", String(16), nullable=False),
-            Column("note", Text, nullable=False), Column("reviewer", String(200), nullable=False),
         )  # fmt: skip
         meta.create_all(store.engine)
         self.lock = threading.Lock()  # SQLite: one writer at a time within this process
@@ -190,32 +187,20 @@ class _Records:
             ).first()
         return None if row is None else str(row.body)
 
-    def add_review(self, tenant: str, review: ReviewIn, reviewer: str) -> None:
-        with self.lock, self.store.engine.begin() as conn:
-            conn.execute(self.reviews.delete().where(
-                self.reviews.c.tenant == tenant, self.reviews.c.digest == review.report_digest,
-                self.reviews.c.claim_id == review.claim_id))  # fmt: skip
-            conn.execute(self.reviews.insert().values(
-                tenant=tenant, digest=review.report_digest, claim_id=review.claim_id, verdict=review.verdict,
-                note=review.note, reviewer=reviewer))  # fmt: skip
-
-    def reviews_of(self, tenant: str, digest: str) -> list[dict[str, str]]:
-        from sqlalchemy import select
-
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(
-                select(self.reviews).where(self.reviews.c.tenant == tenant, self.reviews.c.digest == digest)
-                .order_by(self.reviews.c.claim_id)
-            ).all()  # fmt: skip
-        return [
-            {"claim_id": r.claim_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer}
-            for r in rows
-        ]
-
 
 def create_app(settings: ServiceSettings) -> FastAPI:
     store = open_store(settings.store)
     records = _Records(store)
+    book = ReviewBook(store)
+    judge = RulesJudge()
+
+    def reviews_json(tenant: str, report_body: str) -> list[dict[str, str]]:
+        submission_sha256 = json.loads(report_body)["submission_sha256"]
+        return [
+            {"claim_id": r.claim_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer}
+            for r in book.latest_for(tenant, submission_sha256)
+        ]
+
     trail = Trail(store)
     by_hash = {k.sha256: k for k in settings.keys}
     app = FastAPI(
@@ -308,6 +293,8 @@ def create_app(settings: ServiceSettings) -> FastAPI:
                 snapshots=SnapshotDirectory(settings.sources),
                 store=ScopedLookup(store, scope),
                 settings=AuditSettings(min_quote_length=settings.min_quote_length, offline=True),
+                judge=judge,
+                reviews=book.latest_for(key.tenant, submission.digest),
             )
         except CiteauditError as e:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
@@ -326,7 +313,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         if body is None:
             raise Problem(404, "Not Found", f"no report {digest} in this tenant")
         return JSONResponse(
-            {"digest": digest, "report": json.loads(body), "reviews": records.reviews_of(key.tenant, digest)}
+            {"digest": digest, "report": json.loads(body), "reviews": reviews_json(key.tenant, body)}
         )
 
     @app.post("/v1/sources", status_code=201)
@@ -363,9 +350,15 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         body = records.report(key.tenant, review.report_digest)
         if body is None:
             raise Problem(404, "Not Found", f"no report {review.report_digest} in this tenant")
-        if review.claim_id not in {c["id"] for c in json.loads(body)["claims"]}:
+        report = json.loads(body)
+        if review.claim_id not in {c["id"] for c in report["claims"]}:
             raise Problem(422, "Unprocessable Content", f"the report has no claim {review.claim_id!r}")
-        records.add_review(key.tenant, review, key.name or key.sha256[:12])
+        reviewer = key.name or key.sha256[:12]
+        with records.lock:
+            book.record(
+                key.tenant,
+                Review(report["submission_sha256"], review.claim_id, review.verdict, review.note, reviewer),
+            )
         return {"report_digest": review.report_digest, "claim_id": review.claim_id, "verdict": review.verdict}
 
     return app

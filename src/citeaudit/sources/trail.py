@@ -13,13 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text, and_, select
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, Text, and_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import DoiSource, Report, StoreSource
 from citeaudit.sources.store import EvidenceStore, Scope, StoreError
 
-__all__ = ["ScopedTrail", "Trail", "TrailRecord", "record_of"]
+__all__ = ["ScopedTrail", "Trail", "TrailRecord", "make_append_only", "record_of"]
 
 _meta = MetaData()
 _trail = Table(
@@ -46,15 +46,23 @@ _used = Table(
     Column("revision", Integer, primary_key=True),
     Column("tenant", String(64), nullable=False, index=True),
 )
-_NO_UPDATE = {
-    "sqlite": "CREATE TRIGGER IF NOT EXISTS citeaudit_trail_append_only BEFORE UPDATE ON citeaudit_trail "
-    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END",
-    "postgresql": "CREATE OR REPLACE FUNCTION citeaudit_trail_refuse() RETURNS trigger AS $$ BEGIN "
-    "RAISE EXCEPTION 'the audit trail is append-only'; END $$ LANGUAGE plpgsql; "
-    "DROP TRIGGER IF EXISTS citeaudit_trail_append_only ON citeaudit_trail; "
-    "CREATE TRIGGER citeaudit_trail_append_only BEFORE UPDATE ON citeaudit_trail "
-    "FOR EACH ROW EXECUTE FUNCTION citeaudit_trail_refuse()",
-}
+
+
+def make_append_only(engine: Engine, table: str) -> None:
+    """A database trigger that refuses any UPDATE of ``table`` (SQLite and PostgreSQL)."""
+    statements = {
+        "sqlite": f"CREATE TRIGGER IF NOT EXISTS {table}_append_only BEFORE UPDATE ON {table} "
+        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END",
+        "postgresql": f"CREATE OR REPLACE FUNCTION {table}_refuse() RETURNS trigger AS $$ BEGIN "
+        f"RAISE EXCEPTION '{table} is append-only'; END $$ LANGUAGE plpgsql; "
+        f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}; "
+        f"CREATE TRIGGER {table}_append_only BEFORE UPDATE ON {table} "
+        f"FOR EACH ROW EXECUTE FUNCTION {table}_refuse()",
+    }
+    statement = statements.get(engine.dialect.name)
+    if statement:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(statement)
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ def record_of(report: Report) -> dict[str, Any]:
     return {
         "input_sha256": report.submission.input_sha256,
         "checker_version": report.checker_version,
-        "judge": "",
+        "judge": report.settings.get("judge") or "",
         "status": report.status.value,
         "outcome": report_outcome(report),
         "labels": dict(report.submission.labels),
@@ -122,10 +130,7 @@ class Trail:
         self.clock = store.clock
         try:
             _meta.create_all(self.engine)
-            statement = _NO_UPDATE.get(self.engine.dialect.name)
-            if statement:
-                with self.engine.begin() as conn:
-                    conn.exec_driver_sql(statement)
+            make_append_only(self.engine, "citeaudit_trail")
         except SQLAlchemyError as e:
             raise StoreError(f"cannot open the audit trail: {e}") from None
 

@@ -1,0 +1,71 @@
+"""``citeaudit review``: a person's verdict on one claim, recorded in the evidence store.
+
+This is the only way a review enters citeaudit from the command line; the
+audited input can never carry one (its unknown fields are input errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TextIO
+
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
+from citeaudit.cli.render import load_report
+from citeaudit.config import load_config
+from citeaudit.errors import InputError
+from citeaudit.model import Review
+from citeaudit.policy import ReviewError, check_review
+
+__all__ = ["add_parser", "run"]
+
+VERDICTS = ("supported", "insufficient", "contradicted")
+
+
+def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    cmd = commands.add_parser(
+        "review",
+        help="record a person's verdict on one claim of a report, bound to its exact submission",
+        description="Record a review in the evidence store. `check --reviews` applies it to the same "
+        "submission only; any change to the answer leaves it behind.",
+    )
+    cmd.add_argument("report", type=Path, help="a report.json written by citeaudit check")
+    cmd.add_argument("--claim", required=True, help="the claim's id")
+    cmd.add_argument("--verdict", required=True, choices=VERDICTS, help="what the reviewer found")
+    cmd.add_argument("--note", required=True, help="why (at most 1,000 characters)")
+    cmd.add_argument("--reviewer", required=True, help="who reviewed it")
+    cmd.add_argument(
+        "--input",
+        type=Path,
+        help="the claims file as it is now: the review is refused as stale if it is no longer "
+        "the submission the report was made from",
+    )
+    add_store_options(cmd)
+
+
+def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    config = load_config(Path.cwd(), args.config)
+    report = load_report(args.report)
+    digest = report.get("submission_sha256")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise InputError(str(args.report), "$.submission_sha256", "missing: the report predates reviews")
+    claim_ids = {c["id"] for c in report["claims"] if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    review = Review(digest, args.claim, args.verdict, args.note, args.reviewer)
+    check_review(review, digest, claim_ids)
+    if args.input is not None:
+        from citeaudit.formats import load_submission
+
+        current = load_submission(args.input, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+        if current.digest != digest:
+            raise ReviewError(
+                f"review of claim {args.claim!r} is stale: {args.input} is no longer the submission "
+                f"{digest[:12]}… the report was made from (now {current.digest[:12]}…); check it again first"
+            )
+    from citeaudit.sources.reviews import ReviewBook
+    from citeaudit.sources.store import Scope, open_store
+
+    target, scope_text = store_and_scope(config, args)
+    record = ReviewBook(open_store(target)).record(Scope.parse(scope_text).tenant, review)
+    shown = f"claim {args.claim} {args.verdict} by {args.reviewer} for submission {digest[:12]}…"
+    print(f"review {record}: {shown}", file=stdout)
+    return EXIT_CLEAN

@@ -1,0 +1,81 @@
+"""Review records (seed 002 §4), in the evidence store's database.
+
+A review is a person's verdict on one claim of one exact submission: it is
+bound to the submission's canonical digest, so any change to the answer
+leaves the old reviews behind. Records are append-only (the database
+refuses an UPDATE); a later review of the same claim is a new record, and
+the latest counts. Reviews are kept per tenant: the reviewer is usually not
+the user whose agent wrote the answer. Only trusted entry points write here
+(``citeaudit review``, the HTTP API's reviewer role); nothing in an audited
+input can.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from citeaudit.model import Review
+from citeaudit.sources.store import EvidenceStore, StoreError
+from citeaudit.sources.trail import make_append_only
+
+__all__ = ["ReviewBook"]
+
+_meta = MetaData()
+_reviews = Table(
+    "citeaudit_review_log",
+    _meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("submission_sha256", String(64), nullable=False, index=True),
+    Column("claim_id", String(200), nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("reviewer", String(200), nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+)
+
+
+class ReviewBook:
+    def __init__(self, store: EvidenceStore) -> None:
+        self._engine = store.engine
+        self._clock = store.clock
+        try:
+            _meta.create_all(self._engine)
+            make_append_only(self._engine, "citeaudit_review_log")
+        except SQLAlchemyError as e:
+            raise StoreError(f"cannot open the review records: {e}") from None
+
+    def record(self, tenant: str, review: Review) -> int:
+        """Append one review; returns its record id."""
+        with self._engine.begin() as conn:
+            result = conn.execute(
+                _reviews.insert().values(
+                    tenant=tenant,
+                    submission_sha256=review.submission_sha256,
+                    claim_id=review.claim_id,
+                    verdict=review.verdict,
+                    note=review.note,
+                    reviewer=review.reviewer,
+                    recorded_at=self._clock(),
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None  # an INSERT always has one
+            return int(key[0])
+
+    def reviews_for(self, tenant: str, submission_sha256: str) -> list[Review]:
+        """Every review of that submission in this tenant, oldest first (the latest per claim counts)."""
+        query = (
+            select(_reviews)
+            .where(_reviews.c.tenant == tenant, _reviews.c.submission_sha256 == submission_sha256)
+            .order_by(_reviews.c.id)
+        )
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [Review(r.submission_sha256, r.claim_id, r.verdict, r.note, r.reviewer) for r in rows]
+
+    def latest_for(self, tenant: str, submission_sha256: str) -> list[Review]:
+        """The review that counts for each claim, in claim order: what a report shows."""
+        latest = {r.claim_id: r for r in self.reviews_for(tenant, submission_sha256)}
+        return [latest[claim_id] for claim_id in sorted(latest)]
