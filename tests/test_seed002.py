@@ -150,3 +150,60 @@ def test_a_store_citation_without_a_store_is_could_not_check(tmp_path: Path) -> 
     path.write_text(json.dumps(candidate))
     result = run_cli("check", path, "--offline", "--out", tmp_path / "r.json")
     assert result.code == 3
+
+
+def _review(tmp_path: Path, store: str, claim: str, verdict: str) -> None:
+    recorded = _cli(store, "review", tmp_path / "report.json", "--claim", claim, "--verdict", verdict,
+                    "--note", "教学审阅:引用片段与论断一致。", "--reviewer", "teacher")  # fmt: skip
+    assert recorded.code == 0, recorded.stderr
+
+
+def _check_reviewed(tmp_path: Path, store: str, report: dict[str, Any]) -> dict[str, Any]:
+    path = tmp_path / "candidate.json"
+    path.write_text(json.dumps(report, ensure_ascii=False), "utf-8")
+    out = tmp_path / "report.json"
+    result = _cli(store, "check", path, "--offline", "--out", out, "--reviews")
+    assert result.code in (0, 1), result.stderr
+    return dict(json.loads(out.read_text("utf-8")))
+
+
+def test_seed_002_reviews(tmp_path: Path, store_target: str) -> None:
+    """Teaching reviews: with the gap still partial; without it a reviewed candidate;
+    an uncited claim marked supported stays out; a changed report leaves the reviews behind."""
+    candidate = _setup(tmp_path, store_target)
+    report = _check_reviewed(tmp_path, store_target, candidate)
+    assert {c["review_status"] for c in report["claims"]} == {"pending_review"}
+    for claim in ("claim_a", "claim_b", "choice"):
+        _review(tmp_path, store_target, claim, "supported")
+    report = _check_reviewed(tmp_path, store_target, candidate)
+    assert (report["status"], report["decision"]) == ("partial", "accept")  # the gap keeps it partial
+    assert [r["claim"] for r in report["reviews"]] == ["choice", "claim_a", "claim_b"]
+
+    no_gap = {**candidate, "gaps": []}
+    report = _check_reviewed(tmp_path, store_target, no_gap)  # another submission: reviews do not carry over
+    assert (report["status"], report["reviews"]) == ("needs_review", [])
+    for claim in ("claim_a", "claim_b", "choice"):
+        _review(tmp_path, store_target, claim, "supported")
+    report = _check_reviewed(tmp_path, store_target, no_gap)
+    assert (report["status"], report["decision"]) == ("reviewed_candidate", "accept")
+
+    _review(tmp_path, store_target, "claim_b", "contradicted")  # a later review of the same claim counts
+    report = _check_reviewed(tmp_path, store_target, no_gap)
+    assert (report["status"], report["decision"]) == ("partial", "manual_review")
+
+    uncited = {
+        **no_gap,
+        "claims": [
+            *no_gap["claims"],
+            {"claim_id": "bare", "text": "方案 A 更好。", "kind": "fact", "citations": []},
+        ],
+    }
+    _check_reviewed(tmp_path, store_target, uncited)
+    _review(tmp_path, store_target, "bare", "supported")
+    report = _check_reviewed(tmp_path, store_target, uncited)
+    bare = next(c for c in report["claims"] if c["id"] == "bare")
+    assert (bare["review_status"], report["status"], report["decision"]) == (
+        "unsupported",
+        "partial",
+        "reject",
+    )

@@ -487,5 +487,5 @@ def audit(
         checker_version=__version__,
         decision=Decision.REJECT,  # until finalize decides
     )
-    verdicts = judge_report(deterministic, judge) if judge is not None else {}
+    verdicts = judge_report(deterministic, judge, settings.jobs) if judge is not None else {}
     return finalize(deterministic, verdicts, reviews, settings.policy)

@@ -57,34 +57,46 @@ _HEDGE = {
 _HEDGE_HAN = ("可能", "可以", "最多", "或许", "也许", "高达")
 
 
-def _cue_pattern(cues: dict[str, tuple[str, ...]]) -> re.Pattern[str]:
-    words = sorted({c for group in cues.values() for c in group}, key=len, reverse=True)
-    alternatives = "|".join(re.escape(w) if w.startswith("n'") else rf"\b{re.escape(w)}\b" for w in words)
-    return re.compile(alternatives)
+@dataclass(frozen=True, slots=True)
+class _Cues:
+    """One cue list, split by how it is found: single words by token, the
+    few multi-word and clitic cues by pattern, Han cues by substring."""
+
+    words: frozenset[str]
+    phrases: re.Pattern[str] | None
+    han: tuple[str, ...]
+
+    @classmethod
+    def of(cls, cues: dict[str, tuple[str, ...]], han: tuple[str, ...]) -> _Cues:
+        every = {c for group in cues.values() for c in group}
+        single = {c for c in every if _WORD_RE.fullmatch(c) and "'" not in c}
+        rest = sorted(every - single, key=len, reverse=True)
+        alternatives = "|".join(re.escape(w) if w.startswith("n'") else rf"\b{re.escape(w)}\b" for w in rest)
+        return cls(frozenset(single), re.compile(alternatives) if rest else None, han)
+
+    def find(self, text: str) -> set[str]:
+        folded = text.casefold().replace("’", "'")
+        found = set(self.words.intersection(_WORD_RE.findall(folded)))
+        if self.phrases is not None:
+            found.update(m.group() for m in self.phrases.finditer(folded))
+        found.update(cue for cue in self.han if cue in folded)
+        return found
 
 
-_NEGATION_RE = _cue_pattern(_NEGATION)
-_ABSOLUTE_RE = _cue_pattern(_ABSOLUTE)
-_HEDGE_RE = _cue_pattern(_HEDGE)
-
-
-def _cues(text: str, pattern: re.Pattern[str], han: tuple[str, ...]) -> set[str]:
-    folded = text.casefold().replace("’", "'")
-    found = {m.group() for m in pattern.finditer(folded)}
-    found.update(cue for cue in han if cue in folded)
-    return found
+_NEGATION_CUES = _Cues.of(_NEGATION, _NEGATION_HAN)
+_ABSOLUTE_CUES = _Cues.of(_ABSOLUTE, _ABSOLUTE_HAN)
+_HEDGE_CUES = _Cues.of(_HEDGE, _HEDGE_HAN)
 
 
 def content_terms(text: str) -> set[str]:
     """The words that carry content, stemmed; Han text as character bigrams."""
-    terms: set[str] = set()
-    for m in _WORD_RE.finditer(text.casefold()):
-        word = m.group()
-        if _HAN_RE.fullmatch(word):
-            continue
-        if word in _STOPWORDS or (len(word) < 3 and not word.isdigit()):
-            continue
-        terms.add(word[:_STEM])
+    terms = {
+        word[:_STEM]
+        for word in _WORD_RE.findall(text.casefold())
+        if word not in _STOPWORDS
+        and (len(word) >= 3 or word.isdigit())
+        and (word[0] < "\u3400" or not _HAN_RE.fullmatch(word))  # Han words are counted as bigrams below
+    }
     for run in _HAN_RE.findall(text):
         terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return terms
@@ -125,14 +137,17 @@ def _missing_numbers(claim: str, evidence: str) -> list[str]:
 def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
     """Every signal of one claim against its cited fragments."""
     claim_terms = content_terms(claim)
-    per_fragment = [content_terms(f.text) for f in fragments]
+    # Terms never span a sentence boundary, so a fragment's terms are its sentences' terms together.
+    split = [sentences(f.text) for f in fragments]
+    per_sentence = [[content_terms(sentence) for sentence in parts] for parts in split]
+    per_fragment = [set().union(*terms) for terms in per_sentence]
     evidence_terms = set().union(*per_fragment) if per_fragment else set()
     covered = claim_terms & evidence_terms
     coverage = len(covered) / len(claim_terms) if claim_terms else 1.0
     best, best_cov = "", 0.0
-    for fragment in fragments:
-        for sentence in sentences(fragment.text):
-            cov = len(claim_terms & content_terms(sentence)) / len(claim_terms) if claim_terms else 0.0
+    for parts, terms_of in zip(split, per_sentence, strict=True):
+        for sentence, terms in zip(parts, terms_of, strict=True):
+            cov = len(claim_terms & terms) / len(claim_terms) if claim_terms else 0.0
             if cov > best_cov:
                 best, best_cov = sentence, cov
     evidence = "\n".join(f.text for f in fragments)
@@ -141,16 +156,16 @@ def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
     missing = _missing_numbers(claim, evidence)
     if missing:
         found.append(Signal("S_NUMBER_ABSENT", ", ".join(missing)))
-    claim_neg = _cues(claim, _NEGATION_RE, _NEGATION_HAN)
-    best_neg = _cues(best, _NEGATION_RE, _NEGATION_HAN)
+    claim_neg = _NEGATION_CUES.find(claim)
+    best_neg = _NEGATION_CUES.find(best)
     if bool(claim_neg) != bool(best_neg) and best:
         side = "claim" if claim_neg else "source"
         found.append(Signal("S_NEGATION_ONE_SIDED", f"{side}: {', '.join(sorted(claim_neg or best_neg))}"))
-    absolutes = _cues(claim, _ABSOLUTE_RE, _ABSOLUTE_HAN) - _cues(evidence, _ABSOLUTE_RE, _ABSOLUTE_HAN)
+    absolutes = _ABSOLUTE_CUES.find(claim) - _ABSOLUTE_CUES.find(evidence)
     if absolutes:
         found.append(Signal("S_ABSOLUTE_ADDED", ", ".join(sorted(absolutes))))
-    hedges = _cues(best, _HEDGE_RE, _HEDGE_HAN)
-    if hedges and not _cues(claim, _HEDGE_RE, _HEDGE_HAN):
+    hedges = _HEDGE_CUES.find(best)
+    if hedges and not _HEDGE_CUES.find(claim):
         found.append(Signal("S_POSSIBILITY_HARDENED", ", ".join(sorted(hedges))))
     if len(fragments) >= 2 and not any(
         sum(term in terms for terms in per_fragment) >= 2 for term in claim_terms

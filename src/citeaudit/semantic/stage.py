@@ -11,7 +11,9 @@ nothing to judge and gets no verdict.
 from __future__ import annotations
 
 from citeaudit.model import ClaimStatus, Report, Verdict
+from citeaudit.parallel import run_items
 from citeaudit.semantic.judge import Fragment, Judge
+from citeaudit.semantic.rules import RulesJudge
 
 __all__ = ["fragments_by_claim", "judge_report"]
 
@@ -29,10 +31,18 @@ def fragments_by_claim(report: Report) -> dict[str, list[Fragment]]:
     return {claim_id: found for claim_id, found in fragments.items() if found}
 
 
-def judge_report(report: Report, judge: Judge) -> dict[str, Verdict]:
-    """One verdict per claim with fragments, all asked of the judge in one batch."""
+def judge_report(report: Report, judge: Judge, jobs: int = 1) -> dict[str, Verdict]:
+    """One verdict per claim with fragments, all asked of the judge in one batch.
+
+    The ``rules`` judge is plain CPU-bound Python with no state, so it is
+    spread over ``jobs`` processes like the deterministic checks; the other
+    backends batch (``nli``) or wait on a server (``llm``) and get the whole list."""
     texts = {c.id: c.text for c in report.submission.claims}
     fragments = fragments_by_claim(report)
     claim_ids = list(fragments)
-    verdicts = judge.judge_many([(texts[claim_id], fragments[claim_id]) for claim_id in claim_ids])
+    items = [(texts[claim_id], fragments[claim_id]) for claim_id in claim_ids]
+    if isinstance(judge, RulesJudge):
+        verdicts = list(run_items(lambda i: judge.judge(*items[i]), len(items), jobs))
+    else:
+        verdicts = judge.judge_many(items)
     return dict(zip(claim_ids, verdicts, strict=True))
