@@ -47,12 +47,14 @@ from citeaudit.model import (
     Span,
     StoreSource,
     Submission,
+    Verdict,
 )
 from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.judge import Judge
-from citeaudit.semantic.stage import judge_report
+from citeaudit.semantic.rules import RulesJudge
+from citeaudit.semantic.stage import fragment_of, judge_report
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
 
@@ -305,6 +307,22 @@ class _Context:
         return out
 
 
+def _claim_pass(
+    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: RulesJudge | None
+) -> tuple[list[Finding], Verdict | None]:
+    """The claim-level numbers check, then, for a claim that passed every check,
+    the ``rules`` judge: cheap, stateless Python, so it rides in the same
+    processes as the numbers check instead of a pass of its own."""
+    findings = _check_numbers(claim, rows, make)
+    failed = any(f.severity == "error" for r in rows for f in r.findings) or any(
+        f.severity == "error" for f in findings
+    )
+    if judge is None or failed or disputed:
+        return findings, None
+    fragments = [f for r in rows if (f := fragment_of(r.citation_id, r.citation)) is not None]
+    return findings, judge.judge(claim.text, fragments) if fragments else None
+
+
 def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
     """The claim's numbers against all its quotes (a claim-level finding)."""
     cited = [r.citation for r in rows if r.citation is not None]
@@ -448,14 +466,20 @@ def audit(
         assert row.claim is not None
         claim_rows.setdefault(row.claim.id, []).append(row)
     sorted_claims = sorted(submission.claims, key=lambda c: c.id)
-    numbers = run_items(
-        lambda i: _check_numbers(sorted_claims[i], claim_rows[sorted_claims[i].id], make),
+    disputed = {cid for conflict in submission.conflicts for cid in conflict.claim_ids}
+    inline = judge if isinstance(judge, RulesJudge) else None
+    passes = run_items(
+        lambda i: _claim_pass(
+            sorted_claims[i], claim_rows[sorted_claims[i].id], make, sorted_claims[i].id in disputed, inline
+        ),
         len(sorted_claims),
         settings.jobs,
     )
-    disputed = {cid for conflict in submission.conflicts for cid in conflict.claim_ids}
     claims: list[ClaimResult] = []
-    for claim, findings in zip(sorted_claims, numbers, strict=True):
+    verdicts: dict[str, Verdict] = {}
+    for claim, (findings, verdict) in zip(sorted_claims, passes, strict=True):
+        if verdict is not None:
+            verdicts[claim.id] = verdict
         own = claim_rows[claim.id]
         # Reported on the claim's first citation, the seed's place for it.
         first = next((r for r in own if r.citation is not None), None)
@@ -487,5 +511,6 @@ def audit(
         checker_version=__version__,
         decision=Decision.REJECT,  # until finalize decides
     )
-    verdicts = judge_report(deterministic, judge, settings.jobs) if judge is not None else {}
+    if judge is not None and inline is None:
+        verdicts = judge_report(deterministic, judge)
     return finalize(deterministic, verdicts, reviews, settings.policy)

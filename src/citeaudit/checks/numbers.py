@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import Finding
@@ -123,13 +124,13 @@ _DIGIT_RE = re.compile(r"\d")  # any Unicode digit: full-width ones count
 
 def extract_numbers(text: str) -> list[NumberMention]:
     """Every number mention of a text, in order of appearance."""
-    if not _DIGIT_RE.search(text):
-        return []
+    return list(_extract(text)) if _DIGIT_RE.search(text) else []
+
+
+@lru_cache(maxsize=8192)  # the same claim and quote texts are read by the check and by the signals
+def _extract(text: str) -> tuple[NumberMention, ...]:
     text = unicodedata.normalize("NFKC", text)
-    out: list[NumberMention] = []
-    for m in _TOKEN_RE.finditer(text):
-        out.extend(_mentions(m.group()))
-    return out
+    return tuple(mention for m in _TOKEN_RE.finditer(text) for mention in _mentions(m.group()))
 
 
 def _values(mentions: Iterable[NumberMention]) -> set[Decimal]:

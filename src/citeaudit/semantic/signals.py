@@ -74,13 +74,17 @@ class _Cues:
         alternatives = "|".join(re.escape(w) if w.startswith("n'") else rf"\b{re.escape(w)}\b" for w in rest)
         return cls(frozenset(single), re.compile(alternatives) if rest else None, han)
 
-    def find(self, text: str) -> set[str]:
-        folded = text.casefold().replace("’", "'")
+    def find(self, folded: str) -> set[str]:
+        """The cues in ``folded`` (a text passed through :func:`_fold`)."""
         found = set(self.words.intersection(_WORD_RE.findall(folded)))
         if self.phrases is not None:
             found.update(m.group() for m in self.phrases.finditer(folded))
         found.update(cue for cue in self.han if cue in folded)
         return found
+
+
+def _fold(text: str) -> str:
+    return text.casefold().replace("’", "'")
 
 
 _NEGATION_CUES = _Cues.of(_NEGATION, _NEGATION_HAN)
@@ -129,8 +133,8 @@ def _number_values(text: str) -> set[Decimal]:
     return {v for m in extract_numbers(text) for r in m.readings for v in r}
 
 
-def _missing_numbers(claim: str, evidence: str) -> list[str]:
-    supported = _number_values(evidence)
+def _missing_numbers(claim: str, fragments: Sequence[Fragment]) -> list[str]:
+    supported = set().union(*(_number_values(f.text) for f in fragments))  # a number never spans two
     return [m.text for m in extract_numbers(claim) if not any(r <= supported for r in m.readings)]
 
 
@@ -153,19 +157,20 @@ def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
     evidence = "\n".join(f.text for f in fragments)
     found: list[Signal] = []
 
-    missing = _missing_numbers(claim, evidence)
+    missing = _missing_numbers(claim, fragments)
     if missing:
         found.append(Signal("S_NUMBER_ABSENT", ", ".join(missing)))
-    claim_neg = _NEGATION_CUES.find(claim)
-    best_neg = _NEGATION_CUES.find(best)
+    claim_folded, best_folded = _fold(claim), _fold(best)
+    claim_neg = _NEGATION_CUES.find(claim_folded)
+    best_neg = _NEGATION_CUES.find(best_folded)
     if bool(claim_neg) != bool(best_neg) and best:
         side = "claim" if claim_neg else "source"
         found.append(Signal("S_NEGATION_ONE_SIDED", f"{side}: {', '.join(sorted(claim_neg or best_neg))}"))
-    absolutes = _ABSOLUTE_CUES.find(claim) - _ABSOLUTE_CUES.find(evidence)
+    absolutes = _ABSOLUTE_CUES.find(claim_folded) - _ABSOLUTE_CUES.find(_fold(evidence))
     if absolutes:
         found.append(Signal("S_ABSOLUTE_ADDED", ", ".join(sorted(absolutes))))
-    hedges = _HEDGE_CUES.find(best)
-    if hedges and not _HEDGE_CUES.find(claim):
+    hedges = _HEDGE_CUES.find(best_folded)
+    if hedges and not _HEDGE_CUES.find(claim_folded):
         found.append(Signal("S_POSSIBILITY_HARDENED", ", ".join(sorted(hedges))))
     if len(fragments) >= 2 and not any(
         sum(term in terms for terms in per_fragment) >= 2 for term in claim_terms

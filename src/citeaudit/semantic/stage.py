@@ -10,12 +10,17 @@ nothing to judge and gets no verdict.
 
 from __future__ import annotations
 
-from citeaudit.model import ClaimStatus, Report, Verdict
-from citeaudit.parallel import run_items
+from citeaudit.model import Citation, ClaimStatus, Report, Verdict
 from citeaudit.semantic.judge import Fragment, Judge
-from citeaudit.semantic.rules import RulesJudge
 
-__all__ = ["fragments_by_claim", "judge_report"]
+__all__ = ["fragment_of", "fragments_by_claim", "judge_report"]
+
+
+def fragment_of(citation_id: str | None, citation: Citation | None) -> Fragment | None:
+    """What a judge sees of one verified citation: its quote, if it has one."""
+    if citation is None or not citation.quote or not citation.quote.strip():
+        return None
+    return Fragment(citation_id or citation.id, citation.quote)
 
 
 def fragments_by_claim(report: Report) -> dict[str, list[Fragment]]:
@@ -23,26 +28,19 @@ def fragments_by_claim(report: Report) -> dict[str, list[Fragment]]:
     waiting = {c.id for c in report.claims if c.status is ClaimStatus.REQUIRES_ENTAILMENT_CHECK}
     fragments: dict[str, list[Fragment]] = {claim_id: [] for claim_id in sorted(waiting)}
     for row in report.rows:
-        if row.claim_id not in waiting or row.citation is None or row.errors:
+        if row.claim_id not in waiting or row.errors:
             continue
-        quote = row.citation.quote
-        if quote and quote.strip():
-            fragments[row.claim_id].append(Fragment(row.citation_id or row.citation.id, quote))
+        fragment = fragment_of(row.citation_id, row.citation)
+        if fragment is not None:
+            fragments[row.claim_id].append(fragment)
     return {claim_id: found for claim_id, found in fragments.items() if found}
 
 
-def judge_report(report: Report, judge: Judge, jobs: int = 1) -> dict[str, Verdict]:
-    """One verdict per claim with fragments, all asked of the judge in one batch.
-
-    The ``rules`` judge is plain CPU-bound Python with no state, so it is
-    spread over ``jobs`` processes like the deterministic checks; the other
-    backends batch (``nli``) or wait on a server (``llm``) and get the whole list."""
+def judge_report(report: Report, judge: Judge) -> dict[str, Verdict]:
+    """One verdict per claim with fragments, all asked of the judge in one
+    batch (``nli`` batches them, ``llm`` asks its server for each)."""
     texts = {c.id: c.text for c in report.submission.claims}
     fragments = fragments_by_claim(report)
     claim_ids = list(fragments)
-    items = [(texts[claim_id], fragments[claim_id]) for claim_id in claim_ids]
-    if isinstance(judge, RulesJudge):
-        verdicts = list(run_items(lambda i: judge.judge(*items[i]), len(items), jobs))
-    else:
-        verdicts = judge.judge_many(items)
+    verdicts = judge.judge_many([(texts[claim_id], fragments[claim_id]) for claim_id in claim_ids])
     return dict(zip(claim_ids, verdicts, strict=True))
