@@ -126,15 +126,46 @@ def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
         "clean": not fix,
         "fix": fix,
         "keep_unchanged": keep,
+        "weak": _weak_claims(data),
         "rule": RULE,
         "report_input_sha256": data["input_sha256"],
     }
 
 
+def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Claims that passed every check but that a judge or a reviewer found not
+    shown by their quotes: advice, not errors (``clean`` ignores them)."""
+    weak = []
+    for claim in data["claims"]:
+        verdict = claim.get("verdict") or {}
+        reviewed = claim.get("review_status")
+        label = reviewed if reviewed in ("insufficient", "contradicted") else verdict.get("label")
+        if reviewed == "supported" or label not in ("insufficient", "contradicted"):
+            continue
+        by = "a reviewer" if reviewed in ("insufficient", "contradicted") else verdict["judge"]
+        weak.append(
+            {"claim": claim["id"], "verdict": label, "by": by, "unsupported": verdict.get("unsupported", [])}
+        )
+    return weak
+
+
 def feedback_text(instructions: Mapping[str, Any]) -> str:
     """The same instructions as plain text, for a prompt."""
+    weak = instructions.get("weak", [])
+    advice = [
+        f"  - {w['claim']}: {w['verdict']} according to {w['by']}"
+        + (f"; not found in the quotes: {', '.join(w['unsupported'])}" if w["unsupported"] else "")
+        for w in weak
+    ]
+    if advice:
+        advice = ["", "Not shown by their quotes (a judgement, not a failed check); narrow the claim to what "
+                  "the quote says, cite a passage that says it, or remove it:", *advice]  # fmt: skip
     if instructions["clean"]:
-        return "Every citation passed the deterministic checks. Change nothing.\n"
+        return (
+            "Every citation passed the deterministic checks. Change nothing.\n"
+            if not advice
+            else ("Every citation passed the deterministic checks.\n" + "\n".join(advice[1:]) + "\n")
+        )
     lines = [instructions["rule"], ""]
     for item in instructions["fix"]:
         lines.append(f"Claim {item['claim']} ({item['action'].replace('_', ' ')}):")
@@ -146,7 +177,7 @@ def feedback_text(instructions: Mapping[str, Any]) -> str:
             lines.append(f"  - {p['code']} on {where}: {p['why']}.{hint}")
     if instructions["keep_unchanged"]:
         lines += ["", "Keep unchanged: " + ", ".join(instructions["keep_unchanged"])]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + advice) + "\n"
 
 
 @dataclass

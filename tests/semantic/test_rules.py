@@ -16,7 +16,7 @@ def test_missing_number_is_insufficient_with_the_number_named() -> None:
 def test_low_coverage_names_the_uncovered_terms() -> None:
     verdict = RulesJudge().judge("Jupiter has many moons.", [Fragment("c1", "The committee met.")])
     assert verdict.label == "insufficient"
-    assert verdict.unsupported == ("jupit", "many", "moons")
+    assert verdict.unsupported == ("jupiter", "many", "moons")
 
 
 def test_no_fragment_is_insufficient() -> None:

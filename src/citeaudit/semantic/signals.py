@@ -106,6 +106,12 @@ def content_terms(text: str) -> set[str]:
     return terms
 
 
+def _as_written(text: str, terms: set[str]) -> set[str]:
+    """The words of ``text`` behind some stemmed terms, so a reader sees words, not stems."""
+    words = {word[:_STEM]: word for word in reversed(_WORD_RE.findall(text.casefold()))}  # first wins
+    return {words.get(term, term) for term in terms}
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.split(text) if s and s.strip()]
 
@@ -121,7 +127,7 @@ class SignalReport:
     signals: tuple[Signal, ...]
     coverage: float  # share of the claim's content terms found in the fragments
     best_sentence_coverage: float  # the same, for the single best-matching sentence
-    uncovered: tuple[str, ...]  # claim terms no fragment contains, sorted
+    uncovered: tuple[str, ...]  # claim words (as written, casefolded) no fragment contains, sorted
     relied_on: tuple[str, ...]  # citation ids whose text covers at least one claim term
 
     @property
@@ -187,6 +193,6 @@ def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
         signals=tuple(found),
         coverage=coverage,
         best_sentence_coverage=best_cov,
-        uncovered=tuple(sorted(claim_terms - evidence_terms)),
+        uncovered=tuple(sorted(_as_written(claim, claim_terms - evidence_terms))),
         relied_on=relied,
     )
