@@ -127,6 +127,15 @@ def test_reviews_only_from_reviewers_and_only_on_own_reports(service: str) -> No
             "supported",
             "acme-reviewer",
         )
+        again = c.post("/v1/audit", json=_claims()).json()[
+            "report"
+        ]  # the same submission: the review applies
+        assert [(r["claim"], r["verdict"]) for r in again["reviews"]] == [("c1", "supported")]
+        assert next(cl for cl in again["claims"] if cl["id"] == "c1")["review_status"] == "supported"
+    with _client(service, "other", "auditor") as c:
+        assert (
+            c.post("/v1/audit", json=_claims()).json()["report"]["reviews"] == []
+        )  # another tenant's review
 
 
 def test_tenants_never_see_or_change_each_other(service: str) -> None:

@@ -132,7 +132,7 @@ def _body(report: dict[str, Any], report_digest: str) -> str:
         "> A candidate artifact: the deterministic checks passed or failed as shown; they do not prove "
         "that any claim is true or supported.",
         "",
-        f"Status: `{report['status']}` · decision: `{report.get('decision', 'reject')}` · "
+        f"Status: `{report['status']}` · decision: `{report.get('decision', 'not recorded')}` · "
         f"outcome: `{report['outcome']}` · checked {report['checked']}, "
         f"failed {report['failed']} · citeaudit {report['checker']['version']}",
         "",
