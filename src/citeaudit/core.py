@@ -478,15 +478,16 @@ def audit(
     claims: list[ClaimResult] = []
     verdicts: dict[str, Verdict] = {}
     for claim, (findings, verdict) in zip(sorted_claims, passes, strict=True):
-        if verdict is not None:
-            verdicts[claim.id] = verdict
         own = claim_rows[claim.id]
         # Reported on the claim's first citation, the seed's place for it.
         first = next((r for r in own if r.citation is not None), None)
         if first is not None:
             first.findings += findings
         ids = tuple(r.citation_id for r in own if r.citation_id is not None)
-        claims.append(ClaimResult(claim.id, claim.kind, _claim_status(own, claim.id in disputed), ids))
+        status = _claim_status(own, claim.id in disputed)
+        claims.append(ClaimResult(claim.id, claim.kind, status, ids))
+        if verdict is not None and status is ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
+            verdicts[claim.id] = verdict
 
     deterministic = Report(
         submission=submission,
