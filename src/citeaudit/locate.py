@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -37,6 +38,7 @@ MAX_ANCHOR_HITS = 200  # a rarer anchor is needed above this many windows
 MAX_CLOSEST_WINDOWS = 3  # the best-supported places where the quote's words cluster
 MAX_CLOSEST_HITS = 50  # a word more common than this says nothing about where the quote is
 _WORD_RE = re.compile(r"[^\W_]+")
+_NEWLINE_RE = re.compile("\n")
 _DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
 
 
@@ -65,6 +67,7 @@ class SourceText:
     _no_drop: str | None = field(default=None, repr=False)
     _normalized: NormalizedText | None = field(default=None, repr=False)
     _positions: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
+    _newlines: list[int] | None = field(default=None, repr=False)
 
     # -- lazily built forms --------------------------------------------------
 
@@ -99,9 +102,13 @@ class SourceText:
         return self._normalized
 
     def lines(self, span: Span) -> tuple[int, int]:
-        """First and last line (1-based) of a non-empty span: one C-level count up to it."""
-        first = self.text.count("\n", 0, span.start) + 1
-        return first, first + self.text.count("\n", span.start, max(span.start, span.end - 1))
+        """First and last line (1-based) of a non-empty span, by bisection in an
+        index of the text's line breaks built on first use (a corpus keeps it
+        across audits, so later citations of the document pay nothing)."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE_RE.finditer(self.text)]
+        first = bisect_left(self._newlines, span.start) + 1
+        return first, bisect_left(self._newlines, max(span.start, span.end - 1)) + 1
 
     def positions(self, word: str, cap: int) -> list[int] | None:
         """Where ``word`` occurs in the folded text; None if more than ``cap`` times.
