@@ -148,3 +148,8 @@ def test_batching_changes_speed_not_answers(models: dict[str, Path]) -> None:
     for a, b in zip(one, many, strict=True):
         assert a.confidence == pytest.approx(b.confidence, abs=1e-3)
     assert [v.label for v in many] == [NliJudge(str(models["random"])).judge(c, f).label for c, f in items]
+
+
+def test_offline_never_downloads_a_model() -> None:
+    with pytest.raises(ConfigError, match=r"cannot load NLI model 'example-org/no-such-nli-model'"):
+        make_judge("nli:example-org/no-such-nli-model", offline=True)

@@ -57,8 +57,8 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
     ``#label,label,…`` for a head with meaningless label names) or
     ``llm:MODEL@BASE_URL`` (an OpenAI-compatible endpoint, e.g.
     ``llm:qwen2.5-7b-instruct@http://127.0.0.1:8000/v1``). With ``cache_dir``
-    its verdicts are cached there; ``offline`` then keeps an ``llm`` judge
-    to its cached verdicts (the other backends run locally)."""
+    its verdicts are cached there. ``offline`` keeps an ``llm`` judge to its
+    cached verdicts and an ``nli`` model to files already on disk."""
     judge: Judge
     backend, _, rest = spec.partition(":")
     if spec == "rules":
@@ -78,7 +78,8 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
             raise ConfigError(f"judge {spec!r}: expected nli:MODEL_DIR_OR_HUB_ID[#LABEL,…]")
         from citeaudit.semantic.nli import NliJudge
 
-        judge = NliJudge(model, labels=tuple(v.strip() for v in labels.split(",")) if labels else ())
+        mapping = tuple(v.strip() for v in labels.split(",")) if labels else ()
+        judge = NliJudge(model, labels=mapping, local_only=offline)
     else:
         raise ConfigError(f"unknown judge {spec!r}; expected 'rules', 'nli:MODEL' or 'llm:MODEL@URL'")
     if cache_dir is None:

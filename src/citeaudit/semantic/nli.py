@@ -138,6 +138,7 @@ class NliJudge:
         batch_size: int = 16,
         max_length: int | None = None,
         device: str | None = None,
+        local_only: bool = False,
     ) -> None:
         try:
             import torch
@@ -148,8 +149,11 @@ class NliJudge:
         hf_logging.disable_progress_bar()  # stderr belongs to citeaudit's own progress and errors
         hf_logging.set_verbosity_error()  # sentences are measured before packing; long ones warn
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(model)
-            self._model = AutoModelForSequenceClassification.from_pretrained(model)
+            # local_only: a hub id must already be in the local cache; nothing is downloaded.
+            self._tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=local_only)
+            self._model = AutoModelForSequenceClassification.from_pretrained(
+                model, local_files_only=local_only
+            )
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load NLI model {model!r}: {exc}") from exc
         self._torch = torch
