@@ -60,3 +60,11 @@ def test_terms_are_stemmed_and_han_is_bigrams() -> None:
     assert content_terms("The reductions reduce") == {"reduc"}
     assert content_terms("снижает снижают") == {"снижа"}
     assert content_terms("死亡率") == {"死亡", "亡率"}
+
+
+def test_the_cited_works_year_is_not_a_missing_number() -> None:
+    quote = "Grounding reduced unsupported statements from 18 to 7 per hundred answers."
+    claim = "In 2024, grounding reduced unsupported statements from 18 to 7 per hundred answers."
+    assert "S_NUMBER_ABSENT" in analyse(claim, [Fragment("q1", quote)]).codes
+    assert "S_NUMBER_ABSENT" not in analyse(claim, [Fragment("q1", quote, (2024,))]).codes
+    assert "S_NUMBER_ABSENT" in analyse(claim, [Fragment("q1", quote, (2023,))]).codes

@@ -21,7 +21,7 @@ def verdict_key(claim: str, fragments: Sequence[Fragment], identity: JudgeIdenti
     blob = json.dumps(
         {
             "claim": claim,
-            "fragments": [[f.citation_id, f.text] for f in fragments],
+            "fragments": [[f.citation_id, f.text, *([list(f.years)] if f.years else [])] for f in fragments],
             "judge": asdict(identity),
         },
         ensure_ascii=False,

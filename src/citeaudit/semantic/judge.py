@@ -33,6 +33,7 @@ class Fragment:
 
     citation_id: str
     text: str
+    years: tuple[int, ...] = ()  # the cited work's year as verified: a claim may name it unquoted
 
 
 class Judge(Protocol):

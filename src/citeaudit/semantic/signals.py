@@ -141,6 +141,7 @@ def _number_values(text: str) -> set[Decimal]:
 
 def _missing_numbers(claim: str, fragments: Sequence[Fragment]) -> list[str]:
     supported = set().union(*(_number_values(f.text) for f in fragments))  # a number never spans two
+    supported.update(Decimal(year) for f in fragments for year in f.years)  # "Smith (2019) found…"
     return [m.text for m in extract_numbers(claim) if not any(r <= supported for r in m.readings)]
 
 

@@ -10,7 +10,7 @@ nothing to judge and gets no verdict.
 
 from __future__ import annotations
 
-from citeaudit.model import Citation, ClaimStatus, Report, Verdict
+from citeaudit.model import Citation, ClaimStatus, DoiSource, Report, Verdict
 from citeaudit.semantic.judge import Fragment, Judge
 
 __all__ = ["fragment_of", "fragments_by_claim", "judge_report"]
@@ -20,7 +20,9 @@ def fragment_of(citation_id: str | None, citation: Citation | None) -> Fragment 
     """What a judge sees of one verified citation: its quote, if it has one."""
     if citation is None or not citation.quote or not citation.quote.strip():
         return None
-    return Fragment(citation_id or citation.id, citation.quote)
+    source = citation.source
+    years = (source.year,) if isinstance(source, DoiSource) and source.year is not None else ()
+    return Fragment(citation_id or citation.id, citation.quote, years)
 
 
 def fragments_by_claim(report: Report) -> dict[str, list[Fragment]]:
