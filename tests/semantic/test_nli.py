@@ -153,3 +153,20 @@ def test_batching_changes_speed_not_answers(models: dict[str, Path]) -> None:
 def test_offline_never_downloads_a_model() -> None:
     with pytest.raises(ConfigError, match=r"cannot load NLI model 'example-org/no-such-nli-model'"):
         make_judge("nli:example-org/no-such-nli-model", offline=True)
+
+
+def test_rules_then_nli_asks_the_model_only_what_rules_leave_open(
+    models: dict[str, Path], tmp_path: Path
+) -> None:
+    judge = make_judge(f"rules+nli:{models['always_supports']}", tmp_path / "verdicts")
+    quote = "The trial found the drug reduced risk by 20 percent in patients."
+    items = [
+        ("The trial found the drug reduced risk by 20 percent.", [Fragment("q1", quote)]),  # rules: unknown
+        ("The drug reduced risk by 90 percent.", [Fragment("q2", quote)]),  # rules: 90 is missing
+    ]
+    first, second = judge.judge_many(items)
+    assert (first.label, first.judge.backend) == ("entailed", "nli")
+    assert (second.label, second.judge.backend, second.unsupported[0]) == ("insufficient", "rules", "90")
+    assert judge.identity.backend == "cascade"
+    assert judge.identity.model.startswith("rules/coverage<0.3/rules-1+nli/supports@")
+    assert len(list((tmp_path / "verdicts").rglob("*.json"))) == 1  # only the model's verdict is cached

@@ -92,7 +92,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     check.add_argument("--output", type=Path, help="where the --format rendering goes [standard output]")
     check.add_argument(
         "--judge",
-        help="semantic judge for the claims that pass every check: rules, nli:MODEL[#LABELS], "
+        help="semantic judge for the claims that pass every check: rules, nli:MODEL[#LABELS], rules+SPEC, "
         "llm:MODEL@URL, or none [CITEAUDIT_JUDGE; rules]",
     )
     check.add_argument(

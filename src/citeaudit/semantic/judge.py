@@ -59,8 +59,16 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
     ``llm:MODEL@BASE_URL`` (an OpenAI-compatible endpoint, e.g.
     ``llm:qwen2.5-7b-instruct@http://127.0.0.1:8000/v1``). With ``cache_dir``
     its verdicts are cached there. ``offline`` keeps an ``llm`` judge to its
-    cached verdicts and an ``nli`` model to files already on disk."""
+    cached verdicts and an ``nli`` model to files already on disk.
+
+    ``rules+SPEC`` runs the rules judge first and asks the judge of ``SPEC``
+    only about the claims it leaves ``unknown``."""
     judge: Judge
+    if spec.startswith("rules+"):
+        from citeaudit.semantic.cascade import CascadeJudge
+        from citeaudit.semantic.rules import RulesJudge
+
+        return CascadeJudge(RulesJudge(), make_judge(spec.removeprefix("rules+"), cache_dir, offline=offline))
     backend, _, rest = spec.partition(":")
     if spec == "rules":
         from citeaudit.semantic.rules import RulesJudge
@@ -82,7 +90,8 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
         mapping = tuple(v.strip() for v in labels.split(",")) if labels else ()
         judge = NliJudge(model, labels=mapping, local_only=offline)
     else:
-        raise ConfigError(f"unknown judge {spec!r}; expected 'rules', 'nli:MODEL' or 'llm:MODEL@URL'")
+        expected = "'rules', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"
+        raise ConfigError(f"unknown judge {spec!r}; expected {expected}")
     if cache_dir is None:
         if offline and backend == "llm":
             raise ConfigError(
