@@ -1,6 +1,6 @@
 """Run every benchmark and record the results in bench/RESULTS.md.
 
-``python -m bench.run_all [--quick] [check rag resolve stats service trail semantic judges]``: --quick shrinks every
+``python -m bench.run_all [--quick] [NAME ...]`` (names below): --quick shrinks every
 workload tenfold (a smoke run; its numbers are not recorded); names pick benchmarks.
 """
 
