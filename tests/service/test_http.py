@@ -223,3 +223,24 @@ def test_keys_command_prints_a_key_and_stores_its_hash(tmp_path: Path) -> None:
     text = keys.read_text("utf-8")
     assert key not in text
     assert hash_key(key) in text
+
+
+def test_the_judge_is_the_operators_choice(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
+    key = ApiKey(hash_key("k"), "acme", "auditor", "acme-auditor")
+    settings_ = ServiceSettings(store=str(tmp_path / "s.db"), keys=[key], cache=tmp_path / "seed" / "cache",
+                                sources=tmp_path / "seed" / "sources", judge=None)  # fmt: skip
+    with TestClient(create_app(settings_)) as c:
+        report = c.post("/v1/audit", json=_claims(), headers={"Authorization": "Bearer k"}).json()["report"]
+    assert report["settings"]["judge"] is None
+    assert all(claim["verdict"] is None for claim in report["claims"])
+    keys = tmp_path / "keys.toml"
+    assert run_cli("keys", "add", "--keys", keys, "--tenant", "acme", "--role", "auditor").code == 0
+    result = run_cli("serve", "--store", tmp_path / "s.db", "--keys", keys, "--judge", "oracle", "--openapi")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' "
+        "or 'rules+' and one of these\n",
+    )

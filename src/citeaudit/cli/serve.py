@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from citeaudit.cli.check import judge_for
 from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, write_file
 from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
@@ -31,6 +33,12 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     serve.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
     serve.add_argument(
         "--max-body-bytes", type=positive, default=2_000_000, help="request body limit [2000000]"
+    )
+    serve.add_argument(
+        "--judge", help="judge for the audits: rules, nli:MODEL, llm:MODEL@URL, rules+SPEC or none [rules]"
+    )
+    serve.add_argument(
+        "--verdict-cache", type=Path, help="cached verdicts [CACHE/verdicts for nli and llm judges]"
     )
     serve.add_argument("--openapi", action="store_true", help="print the OpenAPI schema and exit")
     serve.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
@@ -71,13 +79,18 @@ def run_serve(args: argparse.Namespace, stdout: TextIO) -> int:
     store = args.store or config.store
     if not store:
         raise ConfigError("no evidence store: give --store (a SQLite file or a postgresql:// URL)")
+    cache = args.cache or config.cache
+    # The service reads registries offline; a judge's own endpoint is the operator's explicit choice.
+    judged = replace(config, cache=cache, judge=args.judge or config.judge, offline=False,
+                     verdict_cache=args.verdict_cache or config.verdict_cache)  # fmt: skip
     settings = ServiceSettings(
         store=store,
         keys=load_keys(args.keys),
-        cache=args.cache or config.cache,
+        cache=cache,
         sources=args.sources or config.sources,
         max_body_bytes=args.max_body_bytes,
         min_quote_length=config.min_quote_length,
+        judge=judge_for(judged),
     )
     app = create_app(settings)
     if args.openapi:

@@ -35,6 +35,7 @@ from citeaudit.formats import parse_bytes
 from citeaudit.model import Review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.judge import Judge
 from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.reviews import ReviewBook
@@ -100,6 +101,7 @@ class ServiceSettings:
     sources: Path = Path("sources")
     max_body_bytes: int = 2_000_000
     min_quote_length: int = 30
+    judge: Judge | None = field(default_factory=RulesJudge)  # None: no semantic stage
     counters: Counter[str] = field(default_factory=Counter)
 
 
@@ -192,7 +194,6 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     store = open_store(settings.store)
     records = _Records(store)
     book = ReviewBook(store)
-    judge = RulesJudge()
 
     def reviews_json(tenant: str, report_body: str) -> list[dict[str, str]]:
         submission_sha256 = json.loads(report_body)["submission_sha256"]
@@ -293,7 +294,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
                 snapshots=SnapshotDirectory(settings.sources),
                 store=ScopedLookup(store, scope),
                 settings=AuditSettings(min_quote_length=settings.min_quote_length, offline=True),
-                judge=judge,
+                judge=settings.judge,
                 reviews=book.latest_for(key.tenant, submission.digest),
             )
         except CiteauditError as e:
