@@ -89,6 +89,7 @@ def test_tools_and_happy_paths(world: Path) -> None:
     report = _data(out["audit"])
     assert [r["errors"] for r in report["results"]] == [[], ["E_YEAR_MISMATCH", "E_QUOTE_NOT_FOUND",
                                                         "E_NUMBER_UNSUPPORTED:3"], ["E_NOT_CACHED"], ["E_UNCITED"]]  # fmt: skip
+    assert (report["settings"]["judge"], report["decision"]) == ("rules/coverage<0.3/rules-1", "reject")
     located = _data(out["located"])
     assert (located["start"], located["end"], located["revision"]) == (9, 30, 1)
     excerpt = _data(out["excerpt"])

@@ -25,6 +25,7 @@ from citeaudit.errors import CiteauditError
 from citeaudit.formats import parse_bytes
 from citeaudit.report.json import report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import StoredSource
@@ -108,6 +109,7 @@ def build_server(options: McpOptions) -> MCPServer:
                 corpus=options.corpus,
                 store=lookup,
                 settings=AuditSettings(min_quote_length=options.min_quote_length, offline=True),
+                judge=RulesJudge(),  # the CLI's default: cheap, offline, never "entailed"
             )
         except CiteauditError as e:
             raise ToolError(e.diagnostics()) from None
