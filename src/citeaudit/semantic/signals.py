@@ -74,17 +74,45 @@ class _Cues:
         alternatives = "|".join(re.escape(w) if w.startswith("n'") else rf"\b{re.escape(w)}\b" for w in rest)
         return cls(frozenset(single), re.compile(alternatives) if rest else None, han)
 
-    def find(self, folded: str) -> set[str]:
-        """The cues in ``folded`` (a text passed through :func:`_fold`)."""
-        found = set(self.words.intersection(_WORD_RE.findall(folded)))
+    def find(self, words: _Words) -> set[str]:
+        found = set(self.words.intersection(words.tokens))
         if self.phrases is not None:
-            found.update(m.group() for m in self.phrases.finditer(folded))
-        found.update(cue for cue in self.han if cue in folded)
+            found.update(m.group() for m in self.phrases.finditer(words.folded))
+        found.update(cue for cue in self.han if cue in words.folded)
         return found
 
 
-def _fold(text: str) -> str:
-    return text.casefold().replace("’", "'")
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """A text casefolded (typographic apostrophes made plain) and its word
+    tokens, computed once and shared by the content terms and every cue list."""
+
+    folded: str
+    tokens: list[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Words:
+        folded = text.casefold()
+        if "’" in folded:
+            folded = folded.replace("’", "'")
+        return cls(folded, _WORD_RE.findall(folded))
+
+    @classmethod
+    def joined(cls, parts: Sequence[_Words]) -> _Words:
+        """Several texts as one (no word spans two of them)."""
+        return cls("\n".join(p.folded for p in parts), [t for p in parts for t in p.tokens])
+
+    def terms(self) -> set[str]:
+        terms = {
+            word[:_STEM]
+            for word in self.tokens
+            if word not in _STOPWORDS
+            and (len(word) >= 3 or word.isdigit())
+            and (word[0] < "\u3400" or not _HAN_RE.fullmatch(word))  # Han words are counted as bigrams below
+        }
+        for run in _HAN_RE.findall(self.folded):
+            terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+        return terms
 
 
 _NEGATION_CUES = _Cues.of(_NEGATION, _NEGATION_HAN)
@@ -94,22 +122,13 @@ _HEDGE_CUES = _Cues.of(_HEDGE, _HEDGE_HAN)
 
 def content_terms(text: str) -> set[str]:
     """The words that carry content, stemmed; Han text as character bigrams."""
-    terms = {
-        word[:_STEM]
-        for word in _WORD_RE.findall(text.casefold())
-        if word not in _STOPWORDS
-        and (len(word) >= 3 or word.isdigit())
-        and (word[0] < "\u3400" or not _HAN_RE.fullmatch(word))  # Han words are counted as bigrams below
-    }
-    for run in _HAN_RE.findall(text):
-        terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
-    return terms
+    return _Words.of(text).terms()
 
 
-def _as_written(text: str, terms: set[str]) -> set[str]:
-    """The words of ``text`` behind some stemmed terms, so a reader sees words, not stems."""
-    words = {word[:_STEM]: word for word in reversed(_WORD_RE.findall(text.casefold()))}  # first wins
-    return {words.get(term, term) for term in terms}
+def _as_written(words: _Words, terms: set[str]) -> set[str]:
+    """The words behind some stemmed terms, so a reader sees words, not stems."""
+    by_stem = {word[:_STEM]: word for word in reversed(words.tokens)}  # the first occurrence wins
+    return {by_stem.get(term, term) for term in terms}
 
 
 def sentences(text: str) -> list[str]:
@@ -147,37 +166,37 @@ def _missing_numbers(claim: str, fragments: Sequence[Fragment]) -> list[str]:
 
 def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
     """Every signal of one claim against its cited fragments."""
-    claim_terms = content_terms(claim)
+    claim_words = _Words.of(claim)
+    claim_terms = claim_words.terms()
     # Terms never span a sentence boundary, so a fragment's terms are its sentences' terms together.
-    split = [sentences(f.text) for f in fragments]
-    per_sentence = [[content_terms(sentence) for sentence in parts] for parts in split]
+    split = [[_Words.of(sentence) for sentence in sentences(f.text)] for f in fragments]
+    per_sentence = [[words.terms() for words in parts] for parts in split]
     per_fragment = [set().union(*terms) for terms in per_sentence]
     evidence_terms = set().union(*per_fragment) if per_fragment else set()
     covered = claim_terms & evidence_terms
     coverage = len(covered) / len(claim_terms) if claim_terms else 1.0
-    best, best_cov = "", 0.0
+    best, best_cov = _Words("", []), 0.0
     for parts, terms_of in zip(split, per_sentence, strict=True):
-        for sentence, terms in zip(parts, terms_of, strict=True):
+        for words, terms in zip(parts, terms_of, strict=True):
             cov = len(claim_terms & terms) / len(claim_terms) if claim_terms else 0.0
             if cov > best_cov:
-                best, best_cov = sentence, cov
-    evidence = "\n".join(f.text for f in fragments)
+                best, best_cov = words, cov
+    evidence = _Words.joined([words for parts in split for words in parts])
     found: list[Signal] = []
 
     missing = _missing_numbers(claim, fragments)
     if missing:
         found.append(Signal("S_NUMBER_ABSENT", ", ".join(missing)))
-    claim_folded, best_folded = _fold(claim), _fold(best)
-    claim_neg = _NEGATION_CUES.find(claim_folded)
-    best_neg = _NEGATION_CUES.find(best_folded)
-    if bool(claim_neg) != bool(best_neg) and best:
+    claim_neg = _NEGATION_CUES.find(claim_words)
+    best_neg = _NEGATION_CUES.find(best)
+    if bool(claim_neg) != bool(best_neg) and best.folded:
         side = "claim" if claim_neg else "source"
         found.append(Signal("S_NEGATION_ONE_SIDED", f"{side}: {', '.join(sorted(claim_neg or best_neg))}"))
-    absolutes = _ABSOLUTE_CUES.find(claim_folded) - _ABSOLUTE_CUES.find(_fold(evidence))
+    absolutes = _ABSOLUTE_CUES.find(claim_words) - _ABSOLUTE_CUES.find(evidence)
     if absolutes:
         found.append(Signal("S_ABSOLUTE_ADDED", ", ".join(sorted(absolutes))))
-    hedges = _HEDGE_CUES.find(best_folded)
-    if hedges and not _HEDGE_CUES.find(claim_folded):
+    hedges = _HEDGE_CUES.find(best)
+    if hedges and not _HEDGE_CUES.find(claim_words):
         found.append(Signal("S_POSSIBILITY_HARDENED", ", ".join(sorted(hedges))))
     if len(fragments) >= 2 and not any(
         sum(term in terms for terms in per_fragment) >= 2 for term in claim_terms
@@ -194,6 +213,6 @@ def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
         signals=tuple(found),
         coverage=coverage,
         best_sentence_coverage=best_cov,
-        uncovered=tuple(sorted(_as_written(claim, claim_terms - evidence_terms))),
+        uncovered=tuple(sorted(_as_written(claim_words, claim_terms - evidence_terms))),
         relied_on=relied,
     )
