@@ -13,6 +13,7 @@ from citeaudit.core import AuditSettings, audit
 from citeaudit.errors import InputError
 from citeaudit.formats import parse_document
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.corpus import Corpus, Document, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 
@@ -31,13 +32,14 @@ def _run(
     citations: list[dict[str, Any]],
     claims: list[dict[str, Any]] | None = None,
     tmp: Path = Path("/nonexistent"),
+    judge: Any = None,
 ) -> Any:
     claims = claims or [
         {"id": "c1", "text": "Сервис хранит журнал операций 30 дней.", "citation_ids": ["q1"]}
     ]
     sub = parse_document({"claims": claims, "citations": citations}, "response.json")
     return audit(sub, resolver=CachingResolver(DoiCache(tmp)), snapshots=SnapshotDirectory(tmp), corpus=CORPUS,
-                 settings=AuditSettings(offline=True))  # fmt: skip
+                 settings=AuditSettings(offline=True), judge=judge)  # fmt: skip
 
 
 def _codes(report: Any) -> list[str]:
@@ -128,6 +130,12 @@ def test_7_an_exact_but_irrelevant_quote_is_not_accepted_as_support() -> None:
     report = _run([_citation()], claims)
     assert _codes(report) == []
     assert _status(report) == "requires_entailment_check"  # never "supported" from the deterministic stage
+    assert report.decision.value == "manual_review"  # no judge: a person decides
+    judged = _run([_citation()], claims, judge=RulesJudge())
+    assert (judged.claims[0].verdict.label, judged.decision.value) == (
+        "insufficient",
+        "regenerate_or_abstain",
+    )
 
 
 def test_8_a_compound_claim_is_never_entailed_by_the_deterministic_stage() -> None:
@@ -137,6 +145,7 @@ def test_8_a_compound_claim_is_never_entailed_by_the_deterministic_stage() -> No
     report = _run([_citation()], claims)
     assert _status(report) != "supported"
     assert _codes(report) == ["E_NUMBER_UNSUPPORTED"]  # 90 is in no quote
+    assert _run([_citation()], claims, judge=RulesJudge()).decision.value == "reject"
 
 
 def test_missing_and_duplicate_citation_ids() -> None:
