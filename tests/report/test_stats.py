@@ -79,6 +79,10 @@ def test_aggregates_equal_a_direct_count(reports: list[Path]) -> None:
         assert group["manual_review_reports"] == sum(
             1 for r in mine if r["status"] in {"needs_review", "partial"}
         )
+        assert group["reports_by_decision"] == dict(sorted(Counter(r["decision"] for r in mine).items()))
+    assert aggregate([{k: v for k, v in loaded[0].items() if k != "decision"}])[0]["reports_by_decision"] == {
+        "not_recorded": 1
+    }  # a report from before decisions existed
 
 
 def test_stats_cli_in_every_format(reports: list[Path], tmp_path: Path) -> None:
@@ -95,6 +99,8 @@ def test_stats_cli_in_every_format(reports: list[Path], tmp_path: Path) -> None:
     assert 'retriever="dense \\"v2\\""' in prometheus  # label values escaped
     samples = [line for line in prometheus.splitlines() if line.startswith("citeaudit_reports{")]
     assert sum(int(line.rsplit(" ", 1)[1]) for line in samples) == 1000
+    decided = [line for line in prometheus.splitlines() if line.startswith("citeaudit_reports_by_decision{")]
+    assert sum(int(line.rsplit(" ", 1)[1]) for line in decided) == 1000
 
 
 def test_prometheus_text_is_well_formed(reports: list[Path]) -> None:

@@ -1,6 +1,6 @@
 """Metrics over many audits (seed 003's observability): the share of uncited
 claims, of deterministically invalid citations, the distribution of claim
-statuses and the manual-review rate, grouped by the submission's labels
+statuses, the manual-review rate and the decisions, grouped by the submission's labels
 (generator, retriever, corpus) and the checker version."""
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def aggregate(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "invalid_citations_share": _share(invalid, len(rows)),
                 "claims_by_status": dict(sorted(statuses.items())),
                 "reports_by_status": dict(sorted(Counter(r["status"] for r in members).items())),
+                "reports_by_decision": dict(
+                    sorted(Counter(r.get("decision", "not_recorded") for r in members).items())
+                ),
                 "manual_review_reports": manual,
                 "manual_review_rate": _share(manual, len(members)),
             }
@@ -126,5 +129,14 @@ def to_prometheus(groups: list[dict[str, Any]]) -> str:
         lines += [
             f"citeaudit_claims_by_status{_labels(g['group'], status=s)} {n}"
             for s, n in g["claims_by_status"].items()
+        ]
+    lines += [
+        "# HELP citeaudit_reports_by_decision Answers by the policy's decision.",
+        "# TYPE citeaudit_reports_by_decision gauge",
+    ]
+    for g in groups:
+        lines += [
+            f"citeaudit_reports_by_decision{_labels(g['group'], decision=d)} {n}"
+            for d, n in g["reports_by_decision"].items()
         ]
     return "\n".join(lines) + "\n"
