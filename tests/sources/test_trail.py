@@ -99,7 +99,12 @@ def test_check_records_and_history_answers(tmp_path: Path) -> None:
     for _ in range(2):
         assert run_cli("check", claims, "--offline", "--out", tmp_path / "r.json", *scope).code == 0
     listed = json.loads(run_cli("history", "--format", "json", "--label", "generator=g1", *scope).stdout)
-    assert [r["status"] for r in listed] == ["needs_review", "needs_review"]
+    assert [(r["status"], r["decision"]) for r in listed] == [("needs_review", "manual_review")] * 2
+    assert (
+        len(json.loads(run_cli("history", "--decision", "manual_review", "--format", "json", *scope).stdout))
+        == 2
+    )
+    assert run_cli("history", "--decision", "accept", *scope).stdout.count("\n") == 1  # header only
     assert listed[0]["sources"] == [{"source_id": "a", "revision": 1}]
     doc.write_text("Source a was rewritten.", "utf-8")
     assert run_cli("sources", "add", doc, "--id", "a", *scope).code == 0
@@ -107,6 +112,31 @@ def test_check_records_and_history_answers(tmp_path: Path) -> None:
     assert [r["id"] for r in affected] == [r["id"] for r in listed]
     assert _trail_actions() == {"prune"}  # retention is the only administration there is
     assert run_cli("history", "--code", "E_QUOTE_MISMATCH", *scope).stdout.count("\n") == 1  # header only
+
+
+def test_a_trail_from_before_decisions_gets_the_column(store_target: str, tmp_path: Path) -> None:
+    store = open_store(store_target)
+    key = "SERIAL PRIMARY KEY" if store.engine.dialect.name == "postgresql" else "INTEGER PRIMARY KEY"
+    with store.engine.begin() as conn:  # the table as it was before decisions were recorded
+        conn.execute(text("DROP TABLE IF EXISTS citeaudit_trail_sources"))
+        conn.execute(text("DROP TABLE IF EXISTS citeaudit_trail"))
+        conn.execute(text(
+            f"CREATE TABLE citeaudit_trail (id {key}, tenant VARCHAR(64) NOT NULL, "
+            "user_id VARCHAR(64) NOT NULL, recorded_at VARCHAR(40) NOT NULL, input_sha256 VARCHAR(64) NOT NULL, "
+            "checker_version VARCHAR(32) NOT NULL, judge VARCHAR(200) NOT NULL, status VARCHAR(32) NOT NULL, "
+            "outcome VARCHAR(32) NOT NULL, labels TEXT NOT NULL, codes TEXT NOT NULL, dois TEXT NOT NULL)"
+        ))  # fmt: skip
+        conn.execute(text(
+            "INSERT INTO citeaudit_trail (tenant, user_id, recorded_at, input_sha256, checker_version, judge, "
+            "status, outcome, labels, codes, dois) VALUES ('acme', 'alice', '2026-01-01T00:00:00Z', 'x', "
+            "'0.1.0', '', 'needs_review', 'clean', '{}', '{}', '[]')"
+        ))  # fmt: skip
+    trail = Trail(store)
+    (old,) = trail.query(SCOPE)
+    assert (old.status, old.decision) == ("needs_review", "")
+    answer = {"claims": [{"id": "c1", "text": "t"}]}
+    trail.append(SCOPE, audit(answer, cache=tmp_path / "c", sources=tmp_path / "s"))
+    assert [r.decision for r in trail.query(SCOPE)] == ["", "reject"]
 
 
 def _trail_actions() -> set[str]:

@@ -33,6 +33,8 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     history.add_argument("--label", type=_label, action="append", default=[], metavar="KEY=VALUE",
                          help="only audits whose submission has this label; repeatable")  # fmt: skip
     history.add_argument("--code", help="only audits with this finding code on some claim")
+    history.add_argument("--decision", choices=["reject", "manual_review", "regenerate_or_abstain", "accept"],
+                         help="only audits that ended with this decision")  # fmt: skip
     history.add_argument("--source", help="only audits that cited this evidence-store source")
     history.add_argument("--revision", type=int, help="with --source: only this revision")
     history.add_argument("--affected-by", metavar="SOURCE",
@@ -67,15 +69,20 @@ def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
         records = trail.affected_by(scope, args.affected_by, current)
     else:
         wanted = (args.source, args.revision) if args.source else None
-        records = trail.query(scope, since=args.since, labels=args.label, code=args.code, source=wanted)
+        records = trail.query(
+            scope, since=args.since, labels=args.label, code=args.code, source=wanted, decision=args.decision
+        )
     if args.format == "json":
         text = json.dumps([r.to_json() for r in records], ensure_ascii=False, sort_keys=True, indent=2) + "\n"
     else:
-        lines = ["id  recorded_at           status        outcome          claims with errors"]
+        row = "{:<3} {:<21} {:<13} {:<22} {:<16} {}"
+        lines = [row.format("id", "recorded_at", "status", "decision", "outcome", "claims with errors")]
         for r in records:
             failing = sorted(c for c, codes in r.codes.items() if codes)
             lines.append(
-                f"{r.id:<3} {r.recorded_at:<21} {r.status:<13} {r.outcome:<16} {', '.join(failing) or '-'}"
+                row.format(
+                    r.id, r.recorded_at, r.status, r.decision or "-", r.outcome, ", ".join(failing) or "-"
+                )
             )
         text = "\n".join(lines) + "\n"
     emit(text.encode("utf-8"), args.output, stdout)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, Text, and_, select
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, Text, and_, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import DoiSource, Report, StoreSource
@@ -33,6 +33,7 @@ _trail = Table(
     Column("checker_version", String(32), nullable=False),
     Column("judge", String(200), nullable=False),
     Column("status", String(32), nullable=False),
+    Column("decision", String(32), nullable=False, server_default=""),  # "" in records made before it
     Column("outcome", String(32), nullable=False),
     Column("labels", Text, nullable=False),
     Column("codes", Text, nullable=False),  # {claim id: [codes]}
@@ -73,6 +74,7 @@ class TrailRecord:
     checker_version: str
     judge: str
     status: str
+    decision: str
     outcome: str
     labels: dict[str, str]
     codes: dict[str, list[str]]
@@ -83,6 +85,7 @@ class TrailRecord:
         return {
             "codes": self.codes,
             "checker_version": self.checker_version,
+            "decision": self.decision,
             "dois": self.dois,
             "id": self.id,
             "input_sha256": self.input_sha256,
@@ -116,6 +119,7 @@ def record_of(report: Report) -> dict[str, Any]:
         "checker_version": report.checker_version,
         "judge": report.settings.get("judge") or "",
         "status": report.status.value,
+        "decision": report.decision.value,
         "outcome": report_outcome(report),
         "labels": dict(report.submission.labels),
         "codes": {k: sorted(set(v)) for k, v in sorted(codes.items())},
@@ -130,9 +134,19 @@ class Trail:
         self.clock = store.clock
         try:
             _meta.create_all(self.engine)
+            self._add_decision_column()
             make_append_only(self.engine, "citeaudit_trail")
         except SQLAlchemyError as e:
             raise StoreError(f"cannot open the audit trail: {e}") from None
+
+    def _add_decision_column(self) -> None:
+        """A trail created before decisions were recorded gets the column (empty for old records)."""
+        columns = {c["name"] for c in inspect(self.engine).get_columns("citeaudit_trail")}
+        if "decision" not in columns:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(
+                    "ALTER TABLE citeaudit_trail ADD COLUMN decision VARCHAR(32) NOT NULL DEFAULT ''"
+                )
 
     def append(self, scope: Scope, report: Report) -> int:
         rec = record_of(report)
@@ -146,6 +160,7 @@ class Trail:
                     checker_version=rec["checker_version"],
                     judge=rec["judge"],
                     status=rec["status"],
+                    decision=rec["decision"],
                     outcome=rec["outcome"],
                     labels=json.dumps(rec["labels"], sort_keys=True),
                     codes=json.dumps(rec["codes"], sort_keys=True),
@@ -172,11 +187,14 @@ class Trail:
         labels: Iterable[tuple[str, str]] = (),
         code: str | None = None,
         source: tuple[str, int | None] | None = None,
+        decision: str | None = None,
     ) -> list[TrailRecord]:
         """Records of this scope, oldest first, filtered in the database where it can."""
         cond = and_(_trail.c.tenant == scope.tenant, _trail.c.user_id == scope.user)
         if since:
             cond = and_(cond, _trail.c.recorded_at >= since)
+        if decision:
+            cond = and_(cond, _trail.c.decision == decision)
         stmt = select(_trail).where(cond).order_by(_trail.c.id)
         if source is not None:
             used = select(_used.c.trail_id).where(
@@ -213,6 +231,7 @@ class Trail:
                     r.checker_version,
                     r.judge,
                     r.status,
+                    r.decision,
                     r.outcome,
                     labels_of,
                     codes,
