@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from citeaudit.semantic import Fragment, make_judge
 from citeaudit.semantic.cache import CachedJudge
@@ -98,3 +101,23 @@ def test_an_unavailable_backend_is_not_cached(tmp_path: Path) -> None:
         judge = CachedJudge(judge_for(server.url, [], attempts=1), tmp_path)
         assert judge.judge(CLAIM, FRAGMENTS).label == "unknown"
         assert judge.judge(CLAIM, FRAGMENTS).label == "entailed"
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"{not json",
+        b"\xff\xfe",
+        b'{"label": "maybe", "relied_on": [], "unsupported": [], "confidence": null, "signals": []}',
+        b"[]",
+    ],
+)
+def test_a_corrupt_cache_entry_is_never_trusted(tmp_path: Path, garbage: bytes) -> None:
+    with chat_server([answer("contradicted", ["q1"])] * 2) as server:
+        cached = make_judge(f"llm:tiny-judge@{server.url}", tmp_path)
+        assert cached.judge(CLAIM, FRAGMENTS).label == "contradicted"
+        (entry,) = tmp_path.rglob("*.json")
+        entry.write_bytes(garbage)
+        assert cached.judge(CLAIM, FRAGMENTS).label == "contradicted"  # asked again
+        assert len(server.requests) == 2
+        assert json.loads(entry.read_text("utf-8"))["label"] == "contradicted"  # and rewritten

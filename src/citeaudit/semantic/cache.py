@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from citeaudit.resolve.cache import atomic_write
-from citeaudit.semantic.judge import Fragment, Judge, JudgeIdentity, Verdict
+from citeaudit.semantic.judge import VERDICTS, Fragment, Judge, JudgeIdentity, Verdict
 
 __all__ = ["CachedJudge", "verdict_key"]
 
@@ -44,17 +44,23 @@ class CachedJudge:
         return self._directory / key[:2] / f"{key}.json"
 
     def _load(self, path: Path) -> Verdict | None:
-        if not path.exists():
+        """The cached verdict; None for a miss or an entry that is not a valid verdict
+        (never trusted: the claim is judged again and the entry rewritten)."""
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+            verdict = Verdict(
+                data["label"],
+                self.identity,
+                tuple(str(x) for x in data["relied_on"]),
+                tuple(str(x) for x in data["unsupported"]),
+                None if data["confidence"] is None else float(data["confidence"]),
+                tuple(str(x) for x in data["signals"]),
+            )
+        except FileNotFoundError:
             return None
-        data = json.loads(path.read_text("utf-8"))
-        return Verdict(
-            data["label"],
-            self.identity,
-            tuple(data["relied_on"]),
-            tuple(data["unsupported"]),
-            data["confidence"],
-            tuple(data["signals"]),
-        )
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+        return verdict if verdict.label in VERDICTS else None
 
     def _store(self, path: Path, verdict: Verdict) -> None:
         if not any(s.startswith("J_") for s in verdict.signals):  # the backend failed: ask again next time
