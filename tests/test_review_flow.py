@@ -136,7 +136,6 @@ def test_the_input_cannot_carry_a_review_or_a_verdict(work: Path) -> None:
 
 
 def test_nli_judge_in_check_can_accept(work: Path, tmp_path: Path) -> None:
-    pytest.importorskip("transformers")
     from tests.semantic.tiny_nli import build_tiny_nli
 
     model = build_tiny_nli(
