@@ -12,7 +12,6 @@ from citeaudit.semantic.judge import Fragment, make_judge
 from citeaudit.semantic.nli import NliJudge, combine, label_mapping
 from tests.semantic.tiny_nli import build_tiny_nli
 
-
 THREE = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
 SENTENCE = "The trial found the drug reduced risk by 20 percent in patients."
 
