@@ -9,7 +9,7 @@ searched at most once per audit; groups run in ``settings.jobs`` processes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -53,7 +53,6 @@ from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.judge import Judge
-from citeaudit.semantic.rules import RulesJudge
 from citeaudit.semantic.stage import fragment_of, judge_report
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
@@ -308,19 +307,17 @@ class _Context:
 
 
 def _claim_pass(
-    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: RulesJudge | None
-) -> tuple[list[Finding], Verdict | None]:
-    """The claim-level numbers check, then, for a claim that passed every check,
-    the ``rules`` judge: cheap, stateless Python, so it rides in the same
-    processes as the numbers check instead of a pass of its own."""
+    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: Judge | None
+) -> tuple[list[Finding], ClaimStatus, Verdict | None]:
+    """The claim-level numbers check, the claim's status, and, for a claim
+    awaiting an entailment check, the verdict of a per-claim judge (``rules``),
+    which thus rides in the same processes instead of a pass of its own."""
     findings = _check_numbers(claim, rows, make)
-    failed = any(f.severity == "error" for r in rows for f in r.findings) or any(
-        f.severity == "error" for f in findings
-    )
-    if judge is None or failed or disputed:
-        return findings, None
+    status = _claim_status([*(f for r in rows for f in r.findings), *findings], disputed)
+    if judge is None or status is not ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
+        return findings, status, None
     fragments = [f for r in rows if (f := fragment_of(r.citation_id, r.citation)) is not None]
-    return findings, judge.judge(claim.text, fragments) if fragments else None
+    return findings, status, judge.judge(claim.text, fragments) if fragments else None
 
 
 def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
@@ -372,8 +369,8 @@ def _add_candidates(rows: list[_Pending], suggester: Suggester) -> None:
         )
 
 
-def _claim_status(rows: list[_Pending], disputed: bool) -> ClaimStatus:
-    errors = [f for r in rows for f in r.findings if f.severity == "error"]
+def _claim_status(findings: Iterable[Finding], disputed: bool) -> ClaimStatus:
+    errors = [f for f in findings if f.severity == "error"]
     if any(f.code == "E_UNCITED" for f in errors):
         return ClaimStatus.UNSUPPORTED
     if any(f.outcome is not Outcome.UNCHECKED for f in errors):
@@ -383,19 +380,6 @@ def _claim_status(rows: list[_Pending], disputed: bool) -> ClaimStatus:
     if disputed:
         return ClaimStatus.DISPUTED
     return ClaimStatus.REQUIRES_ENTAILMENT_CHECK
-
-
-def _report_status(
-    submission: Submission, claims: list[ClaimResult], orphans: list[_Pending]
-) -> ReportStatus:
-    """Seed 002's report status: invalid citations first, then gaps and disputes."""
-    statuses = {c.status for c in claims}
-    orphan_errors = any(f.severity == "error" for r in orphans for f in r.findings)
-    if ClaimStatus.INVALID in statuses or ClaimStatus.UNCHECKED in statuses or orphan_errors:
-        return ReportStatus.INVALID
-    if submission.gaps or statuses & {ClaimStatus.UNSUPPORTED, ClaimStatus.DISPUTED}:
-        return ReportStatus.PARTIAL
-    return ReportStatus.NEEDS_REVIEW
 
 
 def audit(
@@ -467,7 +451,7 @@ def audit(
         claim_rows.setdefault(row.claim.id, []).append(row)
     sorted_claims = sorted(submission.claims, key=lambda c: c.id)
     disputed = {cid for conflict in submission.conflicts for cid in conflict.claim_ids}
-    inline = judge if isinstance(judge, RulesJudge) else None
+    inline = judge if judge is not None and judge.per_claim else None
     passes = run_items(
         lambda i: _claim_pass(
             sorted_claims[i], claim_rows[sorted_claims[i].id], make, sorted_claims[i].id in disputed, inline
@@ -477,16 +461,15 @@ def audit(
     )
     claims: list[ClaimResult] = []
     verdicts: dict[str, Verdict] = {}
-    for claim, (findings, verdict) in zip(sorted_claims, passes, strict=True):
+    for claim, (findings, status, verdict) in zip(sorted_claims, passes, strict=True):
         own = claim_rows[claim.id]
         # Reported on the claim's first citation, the seed's place for it.
         first = next((r for r in own if r.citation is not None), None)
         if first is not None:
             first.findings += findings
         ids = tuple(r.citation_id for r in own if r.citation_id is not None)
-        status = _claim_status(own, claim.id in disputed)
         claims.append(ClaimResult(claim.id, claim.kind, status, ids))
-        if verdict is not None and status is ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
+        if verdict is not None:
             verdicts[claim.id] = verdict
 
     deterministic = Report(
@@ -507,10 +490,10 @@ def audit(
             for r in everything
         ),
         claims=tuple(claims),
-        status=_report_status(submission, claims, orphans),
+        status=ReportStatus.NEEDS_REVIEW,  # status and decision: finalize decides both, below
         settings=settings.to_json() | {"judge": str(judge.identity) if judge is not None else None},
         checker_version=__version__,
-        decision=Decision.REJECT,  # until finalize decides
+        decision=Decision.REJECT,
     )
     if judge is not None and inline is None:
         verdicts = judge_report(deterministic, judge)

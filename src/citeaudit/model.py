@@ -347,6 +347,7 @@ class ClaimResult:
     status: ClaimStatus
     citation_ids: tuple[str, ...]
     verdict: Verdict | None = None  # the semantic stage's, when a judge ran on the claim
+    review_status: str = "pending_review"  # set by ``policy.finalize`` from the status and the reviews
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,10 +357,10 @@ class Report:
     submission: Submission
     rows: tuple[Row, ...]
     claims: tuple[ClaimResult, ...]
-    status: ReportStatus
+    status: ReportStatus  # set, with the decision, by ``policy.finalize``, which every audit ends with
     settings: dict[str, Any]
     checker_version: str
-    decision: Decision  # set by ``policy.finalize``, which every audit ends with
+    decision: Decision
     reviews: tuple[Review, ...] = ()  # the reviews that apply, in the order recorded
 
     @property

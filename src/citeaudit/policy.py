@@ -65,8 +65,9 @@ def claim_states(report: Report, reviews: Sequence[Review] = ()) -> dict[str, st
     """Each claim's status; of several reviews of one claim the last given counts."""
     claim_ids = {c.id for c in report.claims}
     latest: dict[str, Review] = {}
+    digest = report.submission.digest if reviews else ""  # hashing the submission once, and only if needed
     for review in reviews:
-        check_review(review, report.submission.digest, claim_ids)
+        check_review(review, digest, claim_ids)
         latest[review.claim_id] = review
     states: dict[str, str] = {}
     for claim in report.claims:
@@ -86,7 +87,8 @@ def claim_states(report: Report, reviews: Sequence[Review] = ()) -> dict[str, st
 def report_status(report: Report, states: Mapping[str, str]) -> ReportStatus:
     """Seed 002: invalid citations first, then gaps and weak claims, then what awaits review."""
     values = set(states.values())
-    if report.status is ReportStatus.INVALID or "invalid" in values:
+    list_errors = any(row.errors for row in report.rows if row.claim_id is None)  # the citation list itself
+    if list_errors or "invalid" in values:
         return ReportStatus.INVALID
     if report.submission.gaps or values & {"unsupported", "insufficient", "contradicted", "disputed"}:
         return ReportStatus.PARTIAL
@@ -176,7 +178,7 @@ def finalize(
     """The report with the judge's verdicts on its claims, the reviews that
     apply, and the report status and decision they lead to."""
     states = claim_states(report, reviews)  # raises ReviewError for a stale or malformed review
-    claims = tuple(replace(c, verdict=verdicts.get(c.id)) for c in report.claims)
+    claims = tuple(replace(c, verdict=verdicts.get(c.id), review_status=states[c.id]) for c in report.claims)
     judged = replace(report, claims=claims, reviews=tuple(reviews))
     labels = {claim_id: v.label for claim_id, v in verdicts.items()}
     decision = decide(judged, labels, reviews, policy)

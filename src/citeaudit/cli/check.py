@@ -248,8 +248,8 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
 
         data = render(
             ReportFormat(args.format),
-            report_to_dict(report),
-            context_for(report_to_dict(report), args.claims),
+            as_dict,
+            context_for(as_dict, args.claims),
         )
         emit(data, args.output, stdout)
         print(summary, file=sys.stderr if args.output is None else stdout)

@@ -24,7 +24,6 @@ from citeaudit.model import (
     Severity,
     Verdict,
 )
-from citeaudit.policy import claim_states
 
 __all__ = ["REPORT_SCHEMA", "dump_report_dict", "render_json", "report_to_dict"]
 
@@ -114,9 +113,9 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
     }
 
 
-def _claim(result: ClaimResult, claim: Claim | None, review_status: str) -> dict[str, Any]:
+def _claim(result: ClaimResult, claim: Claim | None) -> dict[str, Any]:
     out = {"citations": list(result.citation_ids), "id": result.id, "kind": result.kind,
-           "review_status": review_status, "status": result.status.value,
+           "review_status": result.review_status, "status": result.status.value,
            "text": claim.text if claim else None, "verdict": _verdict(result.verdict)}  # fmt: skip
     if claim is not None and claim.rationale:
         out["rationale"] = claim.rationale
@@ -133,11 +132,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     texts = {c.id: c for c in report.submission.claims}
     codes = Counter(f.code for r in report.rows for f in r.findings)
     sub = report.submission
-    states = claim_states(report, report.reviews)
     return {
         "checked": len(report.rows),
         "checker": {"name": "citeaudit", "version": report.checker_version},
-        "claims": [_claim(c, texts.get(c.id), states[c.id]) for c in report.claims],
+        "claims": [_claim(c, texts.get(c.id)) for c in report.claims],
         "conflicts": [{"claim_ids": list(c.claim_ids), "reason": c.reason} for c in sub.conflicts],
         "decision": report.decision.value,
         "failed": report.failed,

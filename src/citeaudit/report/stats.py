@@ -121,22 +121,17 @@ def to_prometheus(groups: list[dict[str, Any]]) -> str:
     for name, kind, help_text, field in metrics:
         lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
         lines += [f"{name}{_labels(g['group'])} {g[field]}" for g in groups]
-    lines += [
-        "# HELP citeaudit_claims_by_status Claims by status.",
-        "# TYPE citeaudit_claims_by_status gauge",
+    breakdowns = [
+        ("citeaudit_claims_by_status", "Claims by status.", "claims_by_status", "status"),
+        (
+            "citeaudit_reports_by_decision",
+            "Answers by the policy's decision.",
+            "reports_by_decision",
+            "decision",
+        ),
     ]
-    for g in groups:
-        lines += [
-            f"citeaudit_claims_by_status{_labels(g['group'], status=s)} {n}"
-            for s, n in g["claims_by_status"].items()
-        ]
-    lines += [
-        "# HELP citeaudit_reports_by_decision Answers by the policy's decision.",
-        "# TYPE citeaudit_reports_by_decision gauge",
-    ]
-    for g in groups:
-        lines += [
-            f"citeaudit_reports_by_decision{_labels(g['group'], decision=d)} {n}"
-            for d, n in g["reports_by_decision"].items()
-        ]
+    for name, help_text, field, label in breakdowns:
+        lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+        for g in groups:
+            lines += [f"{name}{_labels(g['group'], **{label: key})} {n}" for key, n in g[field].items()]
     return "\n".join(lines) + "\n"

@@ -37,6 +37,10 @@ class CachedJudge:
         self._offline = offline  # cached verdicts only: a miss is unknown, the backend is never asked
 
     @property
+    def per_claim(self) -> bool:
+        return False
+
+    @property
     def identity(self) -> JudgeIdentity:
         return self._inner.identity
 

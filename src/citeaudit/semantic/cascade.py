@@ -24,6 +24,10 @@ class CascadeJudge:
         self._identity = JudgeIdentity("cascade", f"{a}+{b}", "cascade-1")
 
     @property
+    def per_claim(self) -> bool:
+        return False
+
+    @property
     def identity(self) -> JudgeIdentity:
         return self._identity
 

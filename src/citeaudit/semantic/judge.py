@@ -40,6 +40,13 @@ class Judge(Protocol):
     @property
     def identity(self) -> JudgeIdentity: ...
 
+    @property
+    def per_claim(self) -> bool:
+        """True for a judge that is cheap, stateless, local Python: the audit then
+        asks it claim by claim inside its worker processes. False for one that
+        batches (``nli``) or waits on a server (``llm``): it gets one list."""
+        ...
+
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict: ...
 
     def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:

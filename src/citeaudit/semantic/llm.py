@@ -70,6 +70,10 @@ class LlmJudge:
         self._identity = JudgeIdentity("llm", model, PROMPT_VERSION)
 
     @property
+    def per_claim(self) -> bool:
+        return False
+
+    @property
     def identity(self) -> JudgeIdentity:
         return self._identity
 

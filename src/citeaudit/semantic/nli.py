@@ -174,6 +174,10 @@ class NliJudge:
         return min(limit, positions) if limit < 1_000_000 else positions
 
     @property
+    def per_claim(self) -> bool:
+        return False
+
+    @property
     def identity(self) -> JudgeIdentity:
         return self._identity
 

@@ -28,6 +28,10 @@ class RulesJudge:
         self._identity = JudgeIdentity("rules", f"coverage<{min_coverage:g}", "rules-1")
 
     @property
+    def per_claim(self) -> bool:
+        return True
+
+    @property
     def identity(self) -> JudgeIdentity:
         return self._identity
 
