@@ -12,7 +12,9 @@ import pytest
 
 import citeaudit
 from citeaudit import InputError, audit, feedback, feedback_text, repair_loop
+from citeaudit.errors import ConfigError
 from citeaudit.model import Review
+from citeaudit.semantic.judge import make_judge
 from citeaudit.report.json import render_json
 from tests.conftest import GOLDEN, run_cli
 
@@ -37,6 +39,27 @@ def test_audit_on_a_dict_a_path_and_a_model_agree() -> None:
 def test_audit_raises_input_error_on_bad_input() -> None:
     with pytest.raises(InputError, match=r"\$\.claims\[0\]\.status: unknown field"):
         audit({"claims": [{"id": "c1", "text": "t", "status": "ok"}]}, **OPTIONS)
+
+
+LLM = "llm:m@http://127.0.0.1:9/v1"  # nothing listens there: offline, no socket may be opened
+
+
+def test_a_judge_spec_is_built_as_check_builds_it(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="^offline, an llm judge can only answer from a verdict cache"):
+        audit(SEED / "claims.json", judge=LLM, **OPTIONS)
+    report = audit(SEED / "claims.json", judge=LLM, verdict_cache=tmp_path, **OPTIONS)
+    verdict = report.claims[0].verdict
+    assert verdict is not None
+    assert (verdict.label, verdict.signals, str(verdict.judge)) == ("unknown", ("J_NOT_CACHED",), "llm/m/llm-1")
+    with pytest.raises(ValueError, match="^verdict_cache applies to a judge given by spec"):
+        audit(SEED / "claims.json", judge=make_judge("rules"), verdict_cache=tmp_path, **OPTIONS)
+
+
+def test_the_repair_loop_runs_a_judge_spec_in_every_round(tmp_path: Path) -> None:
+    result = repair_loop(lambda _: _claims(), max_rounds=1, judge=LLM, verdict_cache=tmp_path, **OPTIONS)
+    verdict = result.report.claims[0].verdict
+    assert verdict is not None
+    assert verdict.signals == ("J_NOT_CACHED",)
 
 
 def test_feedback_lists_what_to_fix_why_and_what_to_keep() -> None:

@@ -53,6 +53,7 @@ def audit(
     jobs: int = 1,
     trail: Any = None,
     judge: Judge | str | None = "rules",
+    verdict_cache: str | Path | None = None,
     reviews: Sequence[Review] = (),
 ) -> Report:
     """Audit one answer; the same options as ``citeaudit check``.
@@ -60,9 +61,14 @@ def audit(
     ``offline`` defaults to True here: a library call touches the network only
     when asked to. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`)
     gets one record of the audit. ``judge`` is a judge or its spec (``rules``,
-    ``nli:MODEL``, ``llm:MODEL@URL``; None skips the semantic stage);
-    ``reviews`` are applied if they are for this exact submission (a stale one
-    raises :class:`citeaudit.policy.ReviewError`). Bad input raises
+    ``nli:MODEL``, ``llm:MODEL@URL``; None skips the semantic stage), built
+    as ``check --judge`` builds it: offline, an nli model is read only from
+    disk and an llm judge answers only from ``verdict_cache`` (where a judge
+    given by spec caches its verdicts). Pass a judge object made once with
+    :func:`citeaudit.semantic.judge.make_judge` to load a model once for many
+    calls (:func:`repair_loop` does that for a spec). ``reviews`` are
+    applied if they are for this exact submission (a stale one raises
+    :class:`citeaudit.policy.ReviewError`). Bad input raises
     :class:`citeaudit.InputError`.
     """
     submission = _submission(answer)
@@ -82,12 +88,22 @@ def audit(
         settings=AuditSettings(
             min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
         ),
-        judge=make_judge(judge) if isinstance(judge, str) else judge,
+        judge=_judge(judge, verdict_cache, offline),
         reviews=reviews,
     )
     if trail is not None:
         trail.append(report)
     return report
+
+
+def _judge(judge: Judge | str | None, verdict_cache: str | Path | None, offline: bool) -> Judge | None:
+    if not isinstance(judge, str):
+        if verdict_cache is not None:
+            raise ValueError(
+                "verdict_cache applies to a judge given by spec; wrap a judge object in CachedJudge"
+            )
+        return judge
+    return make_judge(judge, Path(verdict_cache) if verdict_cache is not None else None, offline=offline)
 
 
 RULE = (
@@ -205,8 +221,12 @@ def repair_loop(
     ``generate`` gets None first, then the previous round's feedback, and
     returns the answer. Rounds are the repairs allowed after the first answer.
     A claim the feedback said to keep that the agent changed anyway is
-    recorded in the history, and sends the result to a person.
+    recorded in the history, and sends the result to a person. A judge given
+    by spec is built once, for every round.
     """
+    if isinstance(options.get("judge", "rules"), str):
+        spec = options.get("judge", "rules")
+        options["judge"] = _judge(spec, options.pop("verdict_cache", None), options.get("offline", True))
     history: list[dict[str, Any]] = []
     instructions: dict[str, Any] | None = None
     previous: dict[str, Any] | None = None
