@@ -42,11 +42,12 @@ def _digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def _session(world: Path, body: Callable[[Client], Awaitable[Any]]) -> Any:
+def _session(world: Path, body: Callable[[Client], Awaitable[Any]], *extra: str) -> Any:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "citeaudit", "mcp", "--cache", str(world / "seed" / "cache"), "--sources",
-              str(world / "seed" / "sources"), "--store", str(world / "s.db"), "--scope", "team/agent"],
+              str(world / "seed" / "sources"), "--store", str(world / "s.db"), "--scope", "team/agent",
+              *extra],
     )  # fmt: skip
 
     async def run() -> Any:
@@ -99,6 +100,23 @@ def test_tools_and_happy_paths(world: Path) -> None:
         " Plan",
     )
     assert _digest(world) == before  # nothing it is checked against changed
+
+
+def test_the_judge_is_the_operators_choice(world: Path) -> None:
+    claims = json.loads((world / "seed" / "claims.json").read_text("utf-8"))
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("audit_claims", {"claims": claims})
+
+    report = _data(_session(world, body, "--judge", "none"))
+    assert report["settings"]["judge"] is None
+    assert [c["verdict"] for c in report["claims"]] == [None, None, None, None]
+    bad = run_cli("mcp", "--judge", "oracle")
+    assert bad.code == 2
+    assert bad.stderr.strip() == (
+        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' "
+        "or 'rules+' and one of these"
+    )
 
 
 def test_errors_are_structured_and_nothing_can_be_written(world: Path) -> None:

@@ -22,10 +22,16 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     cmd.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
     cmd.add_argument("--corpus", type=Path, help="corpus for document citations [CITEAUDIT_CORPUS]")
+    cmd.add_argument(
+        "--judge",
+        help="judge for audit_claims: rules, nli:MODEL, llm:MODEL@URL, rules+SPEC or none; "
+        "its verdicts are not cached, as the server writes nothing [CITEAUDIT_JUDGE; rules]",
+    )
     add_store_options(cmd)
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    from citeaudit.semantic.judge import make_judge
     from citeaudit.service.mcp import McpOptions, build_server
     from citeaudit.sources.corpus import load_corpus
 
@@ -38,6 +44,8 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
 
         store, scope = open_store(target, read_only=True), Scope.parse(scope_text)
     corpus_path = args.corpus or config.corpus
+    # Registries are read offline; a judge's own model or endpoint is the operator's explicit choice.
+    spec = args.judge or config.judge
     options = McpOptions(
         cache=args.cache or config.cache,
         sources=args.sources or config.sources,
@@ -45,6 +53,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         store=store,
         scope=scope,
         min_quote_length=config.min_quote_length,
+        judge=None if spec == "none" else make_judge(spec),
     )
     build_server(options).run("stdio")
     return EXIT_CLEAN

@@ -12,7 +12,7 @@ every failure is a structured tool error, never a crash.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from citeaudit.errors import CiteauditError
 from citeaudit.formats import parse_bytes
 from citeaudit.report.json import report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.semantic.judge import Judge
 from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.directory import SnapshotDirectory
@@ -49,6 +50,7 @@ class McpOptions:
     store: Any = None  # an EvidenceStore opened read-only, or None
     scope: Any = None  # the Scope the host chose; the agent cannot choose another
     min_quote_length: int = 30
+    judge: Judge | None = field(default_factory=RulesJudge)  # the CLI's default: offline, never "entailed"
     max_input_bytes: int = 1_000_000
     max_response_bytes: int = 2_000_000
     max_fragment_chars: int = 5_000
@@ -109,7 +111,7 @@ def build_server(options: McpOptions) -> MCPServer:
                 corpus=options.corpus,
                 store=lookup,
                 settings=AuditSettings(min_quote_length=options.min_quote_length, offline=True),
-                judge=RulesJudge(),  # the CLI's default: cheap, offline, never "entailed"
+                judge=options.judge,
             )
         except CiteauditError as e:
             raise ToolError(e.diagnostics()) from None
