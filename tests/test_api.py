@@ -14,8 +14,8 @@ import citeaudit
 from citeaudit import InputError, audit, feedback, feedback_text, repair_loop
 from citeaudit.errors import ConfigError
 from citeaudit.model import Review
-from citeaudit.semantic.judge import make_judge
 from citeaudit.report.json import render_json
+from citeaudit.semantic.judge import make_judge
 from tests.conftest import GOLDEN, run_cli
 
 SEED = GOLDEN / "seed000"
@@ -45,13 +45,17 @@ LLM = "llm:m@http://127.0.0.1:9/v1"  # nothing listens there: offline, no socket
 
 
 def test_a_judge_spec_is_built_as_check_builds_it(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="^offline, an llm judge can only answer from a verdict cache"):
+    with pytest.raises(ConfigError, match=r"^offline, an llm judge can only answer from a verdict cache"):
         audit(SEED / "claims.json", judge=LLM, **OPTIONS)
     report = audit(SEED / "claims.json", judge=LLM, verdict_cache=tmp_path, **OPTIONS)
     verdict = report.claims[0].verdict
     assert verdict is not None
-    assert (verdict.label, verdict.signals, str(verdict.judge)) == ("unknown", ("J_NOT_CACHED",), "llm/m/llm-1")
-    with pytest.raises(ValueError, match="^verdict_cache applies to a judge given by spec"):
+    assert (verdict.label, verdict.signals, str(verdict.judge)) == (
+        "unknown",
+        ("J_NOT_CACHED",),
+        "llm/m/llm-1",
+    )
+    with pytest.raises(ValueError, match=r"^verdict_cache applies to a judge given by spec"):
         audit(SEED / "claims.json", judge=make_judge("rules"), verdict_cache=tmp_path, **OPTIONS)
 
 

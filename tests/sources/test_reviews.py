@@ -23,11 +23,13 @@ def test_latest_review_per_claim_counts_and_nothing_is_overwritten(store_target:
     book.record("acme", Review(DIGEST, "c2", "supported", "found it in section 2", "bob"))
     book.record("acme", Review(OTHER, "c1", "contradicted", "another answer", "ana"))
     book.record("globex", Review(DIGEST, "c1", "contradicted", "their own review", "eve"))
-    assert [(r.claim_id, r.verdict, r.reviewer) for r in book.reviews_for("acme", DIGEST)] == [
+    log = book.log_for("acme", DIGEST)
+    assert [(r.review.claim_id, r.review.verdict, r.review.reviewer) for r in log] == [
         ("c2", "insufficient", "ana"),
         ("c1", "supported", "ana"),
         ("c2", "supported", "bob"),
     ]
+    assert [r.id for r in log] == sorted({r.id for r in log})  # oldest first, each its own record
     assert [(r.claim_id, r.verdict) for r in book.latest_for("acme", DIGEST)] == [
         ("c1", "supported"),
         ("c2", "supported"),

@@ -87,6 +87,8 @@ def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
         return mcp.run(args, stdout)
     if args.command == "review":
         return review.run(args, stdout)
+    if args.command == "reviews":
+        return review.run_list(args, stdout)
     if args.command == "feedback":
         return feedback.run(args, stdout)
     if args.command == "render":

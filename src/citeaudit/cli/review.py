@@ -1,4 +1,5 @@
-"""``citeaudit review``: a person's verdict on one claim, recorded in the evidence store.
+"""``citeaudit review``: a person's verdict on one claim, recorded in the evidence store;
+``citeaudit reviews``: the log of a report's reviews.
 
 This is the only way a review enters citeaudit from the command line; the
 audited input can never carry one (its unknown fields are input errors).
@@ -7,17 +8,18 @@ audited input can never carry one (its unknown fields are input errors).
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
-from citeaudit.cli.render import load_report
+from citeaudit.cli.render import emit, load_report
 from citeaudit.config import load_config
 from citeaudit.errors import InputError
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "run_list"]
 
 VERDICTS = ("supported", "insufficient", "contradicted")
 
@@ -42,13 +44,29 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_store_options(cmd)
 
+    log = commands.add_parser(
+        "reviews",
+        help="list the reviews recorded for a report's exact submission, oldest first",
+        description="Every review of the submission the report was made from, in this scope's tenant; "
+        "the latest per claim is the one `check --reviews` applies.",
+    )
+    log.add_argument("report", type=Path, help="a report.json written by citeaudit check")
+    log.add_argument("--format", choices=["table", "json"], default="table", help="[table]")
+    log.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_store_options(log)
+
+
+def _submission_digest(path: Path, report: dict[str, Any]) -> str:
+    digest = report.get("submission_sha256")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise InputError(str(path), "$.submission_sha256", "missing: the report predates reviews")
+    return digest
+
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
     config = load_config(Path.cwd(), args.config)
     report = load_report(args.report)
-    digest = report.get("submission_sha256")
-    if not isinstance(digest, str) or len(digest) != 64:
-        raise InputError(str(args.report), "$.submission_sha256", "missing: the report predates reviews")
+    digest = _submission_digest(args.report, report)
     claim_ids = {c["id"] for c in report["claims"] if isinstance(c, dict) and isinstance(c.get("id"), str)}
     review = Review(digest, args.claim, args.verdict, args.note, args.reviewer)
     check_review(review, digest, claim_ids)
@@ -68,4 +86,34 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     record = ReviewBook(open_store(target)).record(Scope.parse(scope_text).tenant, review)
     shown = f"claim {args.claim} {args.verdict} by {args.reviewer} for submission {digest[:12]}…"
     print(f"review {record}: {shown}", file=stdout)
+    return EXIT_CLEAN
+
+
+def run_list(args: argparse.Namespace, stdout: TextIO) -> int:
+    config = load_config(Path.cwd(), args.config)
+    digest = _submission_digest(args.report, load_report(args.report))
+    from citeaudit.sources.reviews import ReviewBook
+    from citeaudit.sources.store import Scope, open_store
+
+    target, scope_text = store_and_scope(config, args)
+    log = ReviewBook(open_store(target)).log_for(Scope.parse(scope_text).tenant, digest)
+    latest = {r.review.claim_id: r.id for r in log}
+    entries = [
+        {"applied": latest[r.review.claim_id] == r.id, "claim": r.review.claim_id, "id": r.id,
+         "note": r.review.note, "recorded_at": r.recorded_at, "reviewer": r.review.reviewer,
+         "verdict": r.review.verdict}
+        for r in log
+    ]  # fmt: skip
+    if args.format == "json":
+        text = json.dumps(entries, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    else:
+        row = "{:<4} {:<21} {:<12} {:<13} {:<8} {:<16} {}"
+        lines = [row.format("id", "recorded_at", "claim", "verdict", "applied", "reviewer", "note")]
+        lines += [
+            row.format(e["id"], e["recorded_at"], e["claim"], e["verdict"], "yes" if e["applied"] else "no",
+                       e["reviewer"], e["note"])
+            for e in entries
+        ]  # fmt: skip
+        text = "\n".join(lines) + "\n"
+    emit(text.encode("utf-8"), args.output, stdout)
     return EXIT_CLEAN

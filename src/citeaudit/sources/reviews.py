@@ -12,6 +12,8 @@ input can.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -19,7 +21,7 @@ from citeaudit.model import Review
 from citeaudit.sources.store import EvidenceStore, StoreError
 from citeaudit.sources.trail import make_append_only
 
-__all__ = ["ReviewBook"]
+__all__ = ["ReviewBook", "ReviewRecord"]
 
 _meta = MetaData()
 _reviews = Table(
@@ -34,6 +36,15 @@ _reviews = Table(
     Column("reviewer", String(200), nullable=False),
     Column("recorded_at", String(40), nullable=False),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """One entry of the review log, as it was appended."""
+
+    id: int
+    recorded_at: str
+    review: Review
 
 
 class ReviewBook:
@@ -64,7 +75,7 @@ class ReviewBook:
             assert key is not None  # an INSERT always has one
             return int(key[0])
 
-    def reviews_for(self, tenant: str, submission_sha256: str) -> list[Review]:
+    def log_for(self, tenant: str, submission_sha256: str) -> list[ReviewRecord]:
         """Every review of that submission in this tenant, oldest first (the latest per claim counts)."""
         query = (
             select(_reviews)
@@ -73,9 +84,14 @@ class ReviewBook:
         )
         with self._engine.connect() as conn:
             rows = conn.execute(query).all()
-        return [Review(r.submission_sha256, r.claim_id, r.verdict, r.note, r.reviewer) for r in rows]
+        return [
+            ReviewRecord(
+                r.id, r.recorded_at, Review(r.submission_sha256, r.claim_id, r.verdict, r.note, r.reviewer)
+            )
+            for r in rows
+        ]
 
     def latest_for(self, tenant: str, submission_sha256: str) -> list[Review]:
         """The review that counts for each claim, in claim order: what a report shows."""
-        latest = {r.claim_id: r for r in self.reviews_for(tenant, submission_sha256)}
+        latest = {r.review.claim_id: r.review for r in self.log_for(tenant, submission_sha256)}
         return [latest[claim_id] for claim_id in sorted(latest)]
