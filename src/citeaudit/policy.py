@@ -22,7 +22,18 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from citeaudit.errors import CiteauditError, ConfigError
-from citeaudit.model import ClaimStatus, Decision, Report, ReportStatus, Review, Verdict, VerdictLabel
+from citeaudit.model import (
+    ClaimResult,
+    ClaimStatus,
+    Decision,
+    Outcome,
+    Report,
+    ReportStatus,
+    Review,
+    Severity,
+    Verdict,
+    VerdictLabel,
+)
 
 __all__ = [
     "Decision",
@@ -143,9 +154,18 @@ def decide(
 ) -> Decision:
     """Seed 003's policy. A review outranks a judge's verdict for its claim; a
     claim with neither counts as ``unknown``."""
-    states = claim_states(report, reviews)
-    wrong = report.has_errors or any(c.status is ClaimStatus.INVALID for c in report.claims)
-    if wrong or (report.has_unchecked and policy.unchecked == "reject"):
+    return _decide(report, claim_states(report, reviews), verdicts, policy)
+
+
+def _decide(
+    report: Report, states: Mapping[str, str], verdicts: Mapping[str, VerdictLabel], policy: Policy
+) -> Decision:
+    # One pass over the findings: what Report.has_errors and .has_unchecked would each make.
+    outcomes = {f.outcome for r in report.rows for f in r.findings if f.severity is Severity.ERROR}
+    wrong = bool(outcomes - {Outcome.UNCHECKED}) or any(
+        c.status is ClaimStatus.INVALID for c in report.claims
+    )
+    if wrong or (Outcome.UNCHECKED in outcomes and policy.unchecked == "reject"):
         return Decision.REJECT
     to_person = "disputed" in states.values()
     effective: list[VerdictLabel] = []
@@ -178,8 +198,15 @@ def finalize(
     """The report with the judge's verdicts on its claims, the reviews that
     apply, and the report status and decision they lead to."""
     states = claim_states(report, reviews)  # raises ReviewError for a stale or malformed review
-    claims = tuple(replace(c, verdict=verdicts.get(c.id), review_status=states[c.id]) for c in report.claims)
-    judged = replace(report, claims=claims, reviews=tuple(reviews))
+    claims = tuple(
+        ClaimResult(c.id, c.kind, c.status, c.citation_ids, verdicts.get(c.id), states[c.id])
+        for c in report.claims
+    )
     labels = {claim_id: v.label for claim_id, v in verdicts.items()}
-    decision = decide(judged, labels, reviews, policy)
-    return replace(judged, status=report_status(judged, states), decision=decision)
+    return replace(
+        report,
+        claims=claims,
+        reviews=tuple(reviews),
+        status=report_status(report, states),
+        decision=_decide(report, states, labels, policy),
+    )
