@@ -79,7 +79,7 @@ class AuditSettings:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     """A row under construction."""
 
@@ -95,7 +95,7 @@ class _Pending:
     excerpt: dict[str, str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Checked:
     """What checking one citation adds to its row."""
 

@@ -7,6 +7,7 @@ The similarity score in a title suggestion is for the reader only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -108,7 +109,8 @@ def _key(name: str) -> str:
     return fold_name(name).replace("-", " ").replace("  ", " ").strip()
 
 
-def author_keys(author: Author) -> set[str]:
+@lru_cache(maxsize=16384)  # every citation of a work reads the same record's authors
+def author_keys(author: Author) -> frozenset[str]:
     keys = set()
     if author.family:
         keys.add(_key(author.family))
@@ -122,7 +124,7 @@ def author_keys(author: Author) -> set[str]:
         keys.add(_key(author.name))  # an organisation, or a person as one string
         if not author.family:
             keys.add(_key(author.name.split()[-1]))
-    return keys - {""}
+    return frozenset(keys - {""})
 
 
 def _display(author: Author) -> str:
