@@ -88,6 +88,40 @@ def test_unloadable_models_are_config_errors(tmp_path: Path, models: dict[str, P
         make_judge("nli:")
 
 
+def test_spec_options_choose_batch_and_device_not_answers(models: dict[str, Path]) -> None:
+    fragments = [Fragment("q1", SENTENCE * 3), Fragment("q2", "Sea level rose.")]
+    items = [(f"the drug reduced risk by {n} percent", fragments) for n in range(5)]
+    plain = make_judge(f"nli:{models['random']}")
+    tuned = make_judge(f"nli:{models['random']}?batch=2&device=cpu")
+    assert tuned.identity == plain.identity  # cached verdicts stay valid across batch sizes and devices
+    assert [v.label for v in tuned.judge_many(items)] == [v.label for v in plain.judge_many(items)]
+    mapped = make_judge(f"nli:{models['opaque']}?batch=4#insufficient,entailed")  # options before labels
+    assert mapped.judge("x", fragments) == make_judge(f"nli:{models['opaque']}#insufficient,entailed").judge(
+        "x", fragments
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("batch=0", "batch must be a positive integer, got '0'"),
+        ("batch=many", "batch must be a positive integer, got 'many'"),
+        ("beam=4", "unknown nli option 'beam=4'; expected batch=N or device=D"),
+        ("device=", "unknown nli option 'device='; expected batch=N or device=D"),
+    ],
+)
+def test_bad_spec_options_are_config_errors(models: dict[str, Path], query: str, message: str) -> None:
+    spec = f"nli:{models['random']}?{query}"
+    with pytest.raises(ConfigError) as caught:
+        make_judge(spec)
+    assert str(caught.value) == f"judge {spec!r}: {message}"
+
+
+def test_a_device_that_is_not_there_is_a_config_error(models: dict[str, Path]) -> None:
+    with pytest.raises(ConfigError, match=r"cannot run NLI model '.*' on device 'nonsense'"):
+        make_judge(f"nli:{models['random']}?device=nonsense")
+
+
 def test_new_weights_change_the_identity(tmp_path: Path) -> None:
     first = NliJudge(str(build_tiny_nli(tmp_path / "m", THREE, seed=1))).identity
     second = NliJudge(str(build_tiny_nli(tmp_path / "m", THREE, seed=2))).identity

@@ -59,10 +59,29 @@ def judge_each(judge: Judge, items: Sequence[tuple[str, Sequence[Fragment]]]) ->
     return [judge.judge(claim, fragments) for claim, fragments in items]
 
 
+def _nli_options(spec: str, query: str) -> tuple[int | None, str | None]:
+    """The batch size and device of ``?batch=N&device=D`` in an nli spec: how
+    the model runs, not what it says, so neither is part of the judge's identity."""
+    batch: int | None = None
+    device: str | None = None
+    for item in filter(None, query.split("&")):
+        key, _, value = item.partition("=")
+        if key == "device" and value:
+            device = value
+        elif key == "batch":
+            if not value.isdigit() or int(value) < 1:
+                raise ConfigError(f"judge {spec!r}: batch must be a positive integer, got {value!r}")
+            batch = int(value)
+        else:
+            raise ConfigError(f"judge {spec!r}: unknown nli option {item!r}; expected batch=N or device=D")
+    return batch, device
+
+
 def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = False) -> Judge:
     """A judge from its spec: ``rules`` (the offline default),
     ``nli:MODEL`` (a local model directory or a hub id, optionally
-    ``#label,label,…`` for a head with meaningless label names) or
+    ``?batch=N&device=D`` for how it runs and ``#label,label,…``
+    for a head with meaningless label names) or
     ``llm:MODEL@BASE_URL`` (an OpenAI-compatible endpoint, e.g.
     ``llm:qwen2.5-7b-instruct@http://127.0.0.1:8000/v1``). With ``cache_dir``
     its verdicts are cached there. ``offline`` keeps an ``llm`` judge to its
@@ -89,13 +108,15 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
 
         judge = LlmJudge(url, model)
     elif backend == "nli":
-        model, _, labels = rest.partition("#")
+        located, _, labels = rest.partition("#")
+        model, _, query = located.partition("?")
         if not model:
-            raise ConfigError(f"judge {spec!r}: expected nli:MODEL_DIR_OR_HUB_ID[#LABEL,…]")
+            raise ConfigError(f"judge {spec!r}: expected nli:MODEL_DIR_OR_HUB_ID[?OPTIONS][#LABEL,…]")
+        batch, device = _nli_options(spec, query)
         from citeaudit.semantic.nli import NliJudge
 
         mapping = tuple(v.strip() for v in labels.split(",")) if labels else ()
-        judge = NliJudge(model, labels=mapping, local_only=offline)
+        judge = NliJudge(model, labels=mapping, batch_size=batch, device=device, local_only=offline)
     else:
         expected = "'rules', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"
         raise ConfigError(f"unknown judge {spec!r}; expected {expected}")

@@ -127,6 +127,9 @@ def _model_digest(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+DEFAULT_BATCH_SIZE = 16
+
+
 class NliJudge:
     """A transformers sequence-classification model as a judge."""
 
@@ -135,7 +138,7 @@ class NliJudge:
         model: str,
         *,
         labels: Sequence[str] = (),
-        batch_size: int = 16,
+        batch_size: int | None = None,
         max_length: int | None = None,
         device: str | None = None,
         local_only: bool = False,
@@ -158,10 +161,13 @@ class NliJudge:
             raise ConfigError(f"cannot load NLI model {model!r}: {exc}") from exc
         self._torch = torch
         self._device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._model.to(self._device).eval()
+        try:
+            self._model.to(self._device).eval()
+        except (RuntimeError, AssertionError) as exc:  # an unknown or absent device
+            raise ConfigError(f"cannot run NLI model {model!r} on device {self._device!r}: {exc}") from exc
         config = self._model.config
         self._labels = label_mapping({int(k): str(v) for k, v in config.id2label.items()}, labels)
-        self._batch_size = max(1, batch_size)
+        self._batch_size = max(1, batch_size or DEFAULT_BATCH_SIZE)
         self._max_length = max_length or self._window(config)
         local = Path(model)
         revision = _model_digest(local) if local.is_dir() else str(getattr(config, "_commit_hash", "") or "")
