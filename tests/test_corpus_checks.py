@@ -91,8 +91,23 @@ def test_4_one_changed_character_is_detected() -> None:
     report = _run([_citation(quote=QUOTE.replace("30", "31"))])
     assert _codes(report) == ["E_QUOTE_MISMATCH", "E_NUMBER_UNSUPPORTED"]  # and the claim's 30 lost its quote
     finding = report.rows[0].errors[0]
-    assert finding.suggestion is not None
-    assert finding.suggestion["expected"] == QUOTE
+    assert finding.suggestion == {
+        "closest": QUOTE,  # the cited range holds nearly the quote: it is the closest passage
+        "expected": QUOTE,
+        "similarity": 0.982,
+        "span": {"start": 25, "end": 80},
+    }
+
+
+def test_a_quote_far_from_its_range_gets_the_closest_passage_searched() -> None:
+    report = _run([_citation(start=0, end=24, quote=QUOTE.replace("30", "31"))])
+    finding = report.rows[0].errors[0]
+    assert finding.suggestion == {
+        "closest": QUOTE,
+        "expected": TEXT[:24],
+        "similarity": 0.982,
+        "span": {"start": 25, "end": 80},
+    }
 
 
 def test_the_seed_printed_off_by_one_range_is_reported_precisely() -> None:

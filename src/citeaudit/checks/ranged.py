@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.quote import quote_differences
-from citeaudit.locate import SourceText
+from citeaudit.locate import Closest, SourceText
 from citeaudit.model import Citation, Finding, Span
 from citeaudit.normalize import normalize
 
 __all__ = ["check_range", "locate_suggestion", "range_problem"]
 
 MAX_LISTED = 20
+NEARLY_THE_QUOTE = 0.9  # similarity of the cited range's text above which it is the closest passage
 
 
 def range_problem(start: Any, end: Any, length: int) -> str | None:
@@ -34,9 +37,10 @@ def range_problem(start: Any, end: Any, length: int) -> str | None:
     return None
 
 
-def locate_suggestion(text: SourceText, quote: str) -> dict[str, Any] | None:
+def locate_suggestion(text: SourceText, quote: str, cited: Span | None = None) -> dict[str, Any] | None:
     """Where the quote really is: its exact occurrence(s), else a normalised
-    one with the differences, else the closest passage."""
+    one with the differences, else the closest passage. A ``cited`` range
+    that holds nearly the quote (a typo in it) is that passage: no search."""
     spans, total = text.find_exact(quote, MAX_LISTED)
     if total == 1:
         return {"start": spans[0].start, "end": spans[0].end}
@@ -58,7 +62,7 @@ def locate_suggestion(text: SourceText, quote: str) -> dict[str, Any] | None:
         else:
             out |= {"count": total, "occurrences": [s.to_json() for s in spans]}
         return out
-    closest = text.closest(needle)
+    closest = _cited_if_near(text, needle, cited) or text.closest(needle)
     if closest is None:
         return None
     return {
@@ -66,6 +70,13 @@ def locate_suggestion(text: SourceText, quote: str) -> dict[str, Any] | None:
         "similarity": closest.similarity,
         "span": closest.span.to_json(),
     }
+
+
+def _cited_if_near(text: SourceText, needle: str, cited: Span | None) -> Closest | None:
+    if cited is None:
+        return None
+    similarity = round(fuzz.ratio(needle, normalize(text.text[cited.start : cited.end])) / 100, 3)
+    return Closest(cited, similarity) if similarity >= NEARLY_THE_QUOTE else None
 
 
 def _where(suggestion: dict[str, Any] | None) -> str:
@@ -90,7 +101,7 @@ def check_range(
     held = text.text[start:end]
     if held == quote:
         return [], Span(start, end)
-    suggestion = locate_suggestion(text, quote) or {}
+    suggestion = locate_suggestion(text, quote, Span(start, end)) or {}
     suggestion["expected"] = held
     return [
         make(
