@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 from citeaudit import __version__
@@ -123,6 +124,11 @@ def _place(
         "match": t[span.start : span.end],
     }
     return text.lines(span), excerpt
+
+
+@lru_cache(maxsize=64)  # a service audits with one configuration: build its severity table once
+def _finding_maker(severity: tuple[tuple[str, str], ...]) -> FindingMaker:
+    return FindingMaker(dict(severity))
 
 
 def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], list[_Pending]]:
@@ -398,7 +404,7 @@ def audit(
     any) on the claims that passed them, and apply the reviews and the policy.
     A stale or malformed review raises :class:`citeaudit.policy.ReviewError`."""
     settings = settings or AuditSettings()
-    make = FindingMaker(settings.severity)
+    make = _finding_maker(tuple(sorted(settings.severity.items())))
     rows, orphans = _plan(submission, make)
     everything = rows + orphans
 
