@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 from typing import Any, Literal
@@ -237,6 +237,7 @@ class Submission:
     answer: str | None = None
     format: str = "native"
     input_sha256: str = ""  # of the bytes as read (the seed's field)
+    _digest: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def digest(self) -> str:
@@ -244,7 +245,14 @@ class Submission:
 
         The same claims and citations give the same digest whatever the input
         format, key order or whitespace; where the input has them (``origin``)
-        and free ``labels`` do not count."""
+        and free ``labels`` do not count. Computed once: the review lookup,
+        the policy and the report all ask for it."""
+        if self._digest is None:
+            object.__setattr__(self, "_digest", self._canonical_digest())
+        assert self._digest is not None
+        return self._digest
+
+    def _canonical_digest(self) -> str:
         body = [
             "citeaudit-submission/1",  # the layout below: positional, fixed order
             self.title,
