@@ -106,6 +106,7 @@ def test_spec_options_choose_batch_and_device_not_answers(models: dict[str, Path
     [
         ("batch=0", "batch must be a positive integer, got '0'"),
         ("batch=many", "batch must be a positive integer, got 'many'"),
+        ("batch=²", "batch must be a positive integer, got '²'"),
         ("beam=4", "unknown nli option 'beam=4'; expected batch=N or device=D"),
         ("device=", "unknown nli option 'device='; expected batch=N or device=D"),
     ],

@@ -69,7 +69,7 @@ def _nli_options(spec: str, query: str) -> tuple[int | None, str | None]:
         if key == "device" and value:
             device = value
         elif key == "batch":
-            if not value.isdigit() or int(value) < 1:
+            if not (value.isascii() and value.isdigit()) or int(value) < 1:
                 raise ConfigError(f"judge {spec!r}: batch must be a positive integer, got {value!r}")
             batch = int(value)
         else:
