@@ -24,8 +24,8 @@ WORK = BENCH / "work" / "check"
 BASELINE = BENCH / "baseline" / "citation_audit.py"
 
 
-def _citeaudit(w: Workload, out: Path, jobs: int | None = None) -> Measurement:
-    extra = ["--jobs", str(jobs)] if jobs else []
+def _citeaudit(w: Workload, out: Path, jobs: int | None = None, *extra: str) -> Measurement:
+    extra = (*extra, "--jobs", str(jobs)) if jobs else extra
     return measure(
         [sys.executable, "-m", "citeaudit", "check", str(w.claims), "--offline", "--cache", str(w.cache),
          "--sources", str(w.sources), "--out", str(out), *extra]
@@ -68,7 +68,11 @@ def run(quick: bool = False) -> dict[str, Any]:
     # The machine is shared and noisy: citeaudit's times are the median of three runs.
     ours_runs = [_citeaudit(main, main.root / "citeaudit.json") for _ in range(3)]
     single_runs = [_citeaudit(main, main.root / "citeaudit-1.json", jobs=1) for _ in range(3)]
-    ours, single = _median(ours_runs), _median(single_runs)
+    # The seed has no semantic stage: the like-for-like run skips citeaudit's (the rules judge).
+    bare_runs = [
+        _citeaudit(main, main.root / "citeaudit-bare.json", None, "--judge", "none") for _ in range(3)
+    ]
+    ours, single, bare = _median(ours_runs), _median(single_runs), _median(bare_runs)
     seed = _seed(main, main.root / "seed.json")
     same = (main.root / "citeaudit.json").read_bytes() == (main.root / "citeaudit-1.json").read_bytes()
     ours_fail, seed_fail = _failing(main.root / "citeaudit.json"), _failing(main.root / "seed.json")
@@ -81,11 +85,14 @@ def run(quick: bool = False) -> dict[str, Any]:
             "citeaudit_runs": [m.seconds for m in ours_runs],
             "citeaudit_one_job": single.__dict__,
             "citeaudit_one_job_runs": [m.seconds for m in single_runs],
+            "citeaudit_no_judge": bare.__dict__,
+            "citeaudit_no_judge_runs": [m.seconds for m in bare_runs],
             "cpus": available_cpus(),
             "same_report_for_any_jobs": same,
             "seed": seed.__dict__,
             "speedup": seed.seconds / ours.seconds,
             "speedup_one_job": seed.seconds / single.seconds,
+            "speedup_no_judge": seed.seconds / bare.seconds,
             "failing_claims": {
                 "citeaudit": len(ours_fail),
                 "seed": len(seed_fail),
@@ -128,15 +135,20 @@ def markdown(r: dict[str, Any]) -> str:
         f"{m['citeaudit']['peak_mib']:.0f} (main process) | {m['citeaudit']['exit_code']} |",
         f"| citeaudit, `--jobs 1` | {m['citeaudit_one_job']['seconds']:.2f} | "
         f"{m['citeaudit_one_job']['peak_mib']:.0f} | {m['citeaudit_one_job']['exit_code']} |",
+        f"| citeaudit, default `--jobs`, `--judge none` (no semantic stage, like the seed) | "
+        f"{m['citeaudit_no_judge']['seconds']:.2f} | {m['citeaudit_no_judge']['peak_mib']:.0f} (main process) | "
+        f"{m['citeaudit_no_judge']['exit_code']} |",
         "",
         "citeaudit's times are the median of three runs (default jobs: "
         + ", ".join(f"{x:.2f}" for x in m["citeaudit_runs"])
         + " s; one job: "
         + ", ".join(f"{x:.2f}" for x in m["citeaudit_one_job_runs"])
+        + " s; no judge: "
+        + ", ".join(f"{x:.2f}" for x in m["citeaudit_no_judge_runs"])
         + " s); the seed ran once.",
         "",
-        f"**Speed-up: {m['speedup']:.1f}×** with the default jobs, {m['speedup_one_job']:.1f}× with one "
-        f"(goal: at least 20×). Reports of both runs byte-identical: {m['same_report_for_any_jobs']}. "
+        f"**Speed-up: {m['speedup']:.1f}×** with the default jobs, {m['speedup_one_job']:.1f}× with one, "
+        f"{m['speedup_no_judge']:.1f}× without the semantic stage (goal: at least 20×). Reports of both runs byte-identical: {m['same_report_for_any_jobs']}. "
         "Claims with errors: citeaudit "
         f"{m['failing_claims']['citeaudit']:,}, seed {m['failing_claims']['seed']:,}, both "
         f"{m['failing_claims']['both']:,}.",
