@@ -144,6 +144,23 @@ def test_bad_reviews_are_refused_with_exit_2(work: Path, args: list[str], messag
     assert not Path("store.db").exists() or "c1" not in Path("store.db").read_bytes().decode("latin-1")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["review", "report.json", "--claim", "c1", "--verdict", "supported", "--note", "n", "--reviewer", "ana"],
+     ["reviews", "report.json"]],
+)  # fmt: skip
+def test_a_report_from_before_reviews_is_refused(work: Path, command: list[str]) -> None:
+    _check()
+    report = json.loads(Path("report.json").read_text("utf-8"))
+    del report["submission_sha256"]
+    Path("report.json").write_text(json.dumps(report), "utf-8")
+    result = run_cli(*command, "--store", "store.db", "--scope", "acme/alice")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: report.json: $.submission_sha256: missing: the report predates reviews\n",
+    )
+
+
 def test_review_of_something_that_is_not_a_report(work: Path) -> None:
     result = run_cli("review", "response.json", "--claim", "c1", "--verdict", "supported", "--note", "n",
                      "--reviewer", "ana", "--store", "s.db", "--scope", "a/b")  # fmt: skip
