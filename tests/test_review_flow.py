@@ -101,20 +101,22 @@ def test_the_review_log_lists_every_review_and_which_one_applies(work: Path) -> 
     _check()
     for verdict, reviewer in (("insufficient", "ana"), ("supported", "bob")):
         recorded = run_cli("review", "report.json", "--claim", "c1", "--verdict", verdict, "--note",
-                           f"{reviewer} read section 2", "--reviewer", reviewer, *store)  # fmt: skip
+                           f"{reviewer} read\nsection 2", "--reviewer", reviewer, *store)  # fmt: skip
         assert recorded.code == 0
     listed = run_cli("reviews", "report.json", "--format", "json", *store)
     entries = json.loads(listed.stdout)
     assert [{k: v for k, v in e.items() if k != "recorded_at"} for e in entries] == [
-        {"applied": False, "claim": "c1", "id": 1, "note": "ana read section 2", "reviewer": "ana",
+        {"applied": False, "claim": "c1", "id": 1, "note": "ana read\nsection 2", "reviewer": "ana",
          "verdict": "insufficient"},
-        {"applied": True, "claim": "c1", "id": 2, "note": "bob read section 2", "reviewer": "bob",
+        {"applied": True, "claim": "c1", "id": 2, "note": "bob read\nsection 2", "reviewer": "bob",
          "verdict": "supported"},
     ]  # fmt: skip
     table = run_cli("reviews", "report.json", *store).stdout.splitlines()
     assert table[0].split() == ["id", "recorded_at", "claim", "verdict", "applied", "reviewer", "note"]
-    assert [line.split()[2:6] for line in table[1:]] == [["c1", "insufficient", "no", "ana"],
-                                                         ["c1", "supported", "yes", "bob"]]  # fmt: skip
+    assert [line.split()[2:] for line in table[1:]] == [
+        ["c1", "insufficient", "no", "ana", "ana", "read", "section", "2"],
+        ["c1", "supported", "yes", "bob", "bob", "read", "section", "2"],
+    ]  # a note's line break does not break the table
     other = run_cli(
         "reviews", "report.json", "--format", "json", "--store", "store.db", "--scope", "globex/eve"
     )

@@ -107,11 +107,11 @@ def run_list(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.format == "json":
         text = json.dumps(entries, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
     else:
-        row = "{:<4} {:<21} {:<12} {:<13} {:<8} {:<16} {}"
+        row = "{:<4} {:<21} {:<12} {:<13} {:<8} {:<16} {}"  # one line per review: a note's line breaks fold
         lines = [row.format("id", "recorded_at", "claim", "verdict", "applied", "reviewer", "note")]
         lines += [
             row.format(e["id"], e["recorded_at"], e["claim"], e["verdict"], "yes" if e["applied"] else "no",
-                       e["reviewer"], e["note"])
+                       e["reviewer"], " ".join(e["note"].split()))
             for e in entries
         ]  # fmt: skip
         text = "\n".join(lines) + "\n"
