@@ -224,8 +224,8 @@ def repair_loop(
     recorded in the history, and sends the result to a person. A judge given
     by spec is built once, for every round.
     """
-    if isinstance(options.get("judge", "rules"), str):
-        spec = options.get("judge", "rules")
+    spec = options.get("judge", "rules")
+    if isinstance(spec, str):
         options["judge"] = _judge(spec, options.pop("verdict_cache", None), options.get("offline", True))
     history: list[dict[str, Any]] = []
     instructions: dict[str, Any] | None = None
