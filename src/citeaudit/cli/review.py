@@ -98,21 +98,22 @@ def run_list(args: argparse.Namespace, stdout: TextIO) -> int:
     target, scope_text = store_and_scope(config, args)
     log = ReviewBook(open_store(target)).log_for(Scope.parse(scope_text).tenant, digest)
     latest = {r.review.claim_id: r.id for r in log}
-    entries = [
-        {"applied": latest[r.review.claim_id] == r.id, "claim": r.review.claim_id, "id": r.id,
-         "note": r.review.note, "recorded_at": r.recorded_at, "reviewer": r.review.reviewer,
-         "verdict": r.review.verdict}
-        for r in log
-    ]  # fmt: skip
     if args.format == "json":
+        entries = [
+            {"applied": latest[r.review.claim_id] == r.id, "claim": r.review.claim_id, "id": r.id,
+             "note": r.review.note, "recorded_at": r.recorded_at, "reviewer": r.review.reviewer,
+             "verdict": r.review.verdict}
+            for r in log
+        ]  # fmt: skip
         text = json.dumps(entries, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
     else:
         row = "{:<4} {:<21} {:<12} {:<13} {:<8} {:<16} {}"  # one line per review: a note's line breaks fold
         lines = [row.format("id", "recorded_at", "claim", "verdict", "applied", "reviewer", "note")]
         lines += [
-            row.format(e["id"], e["recorded_at"], e["claim"], e["verdict"], "yes" if e["applied"] else "no",
-                       e["reviewer"], " ".join(e["note"].split()))
-            for e in entries
+            row.format(r.id, r.recorded_at, r.review.claim_id, r.review.verdict,
+                       "yes" if latest[r.review.claim_id] == r.id else "no", r.review.reviewer,
+                       " ".join(r.review.note.split()))
+            for r in log
         ]  # fmt: skip
         text = "\n".join(lines) + "\n"
     emit(text.encode("utf-8"), args.output, stdout)
