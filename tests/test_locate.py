@@ -1,6 +1,7 @@
-"""SourceText's line numbers: the bisected line-break index agrees with
-counting the breaks, for any text and any non-empty span, on first use and
-after the index is built."""
+"""SourceText: line numbers from the bisected line-break index agree with
+counting the breaks; the normalised search through anchor windows finds
+exactly what normalising the whole text finds; the closest passage is found
+on texts of either kind."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from citeaudit.locate import SourceText
 from citeaudit.model import Span
+from citeaudit.normalize import normalize, normalize_with_map
 
 
 def _counted(text: str, span: Span) -> tuple[int, int]:
@@ -31,3 +33,77 @@ def test_lines_agree_with_counting(text: str, data: st.DataObject) -> None:
 def test_lines_of_a_span_over_three_lines() -> None:
     assert SourceText("one\ntwo\nthree\n").lines(Span(2, 11)) == (1, 3)
     assert SourceText("one\ntwo\nthree\n").lines(Span(4, 8)) == (2, 2)  # the break ending a line is on it
+
+
+# Words and separators that exercise every normalisation. The text is searched
+# through anchor windows only when it is NFKC and casefolds one-to-one, so half
+# the texts leave out what breaks that (a ligature, ß, a combining accent, a
+# no-break space, an apostrophe inside a word) and half put it in.
+_WORDS = [
+    "alpha",
+    "Beta",
+    "GAMMA",
+    "delta",
+    "eps",
+    "alpha-beta",
+    "\u201cquoted\u201d",
+    "x",
+    "\u2014",
+    "1,000",
+]
+_BREAKERS = ["it's", "\ufb01ne", "Stra\u00dfe", "e\u0301te"]
+_SEPARATORS = [" ", "  ", "\n", "\t", " \u201c", "\u201d ", ", ", ". ", "\u00ad", "-"]
+
+
+@st.composite
+def _texts(draw: st.DrawFn) -> str:
+    breaking = draw(st.booleans())
+    words = _WORDS + _BREAKERS if breaking else _WORDS
+    separators = [*_SEPARATORS, "\u00a0"] if breaking else _SEPARATORS
+    return "".join(
+        draw(st.sampled_from(words)) + draw(st.sampled_from(separators))
+        for _ in range(draw(st.integers(1, 40)))
+    )
+
+
+def _by_whole_text(text: str, needle: str) -> list[Span]:
+    norm = normalize_with_map(text)
+    spans = []
+    at = norm.text.find(needle)
+    while at != -1:
+        spans.append(Span(*norm.original_span(at, at + len(needle))))
+        at = norm.text.find(needle, at + 1)
+    return spans
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_texts(), st.data())
+def test_the_normalised_search_finds_what_normalising_the_whole_text_finds(
+    text: str, data: st.DataObject
+) -> None:
+    norm = normalize_with_map(text).text
+    i = data.draw(st.integers(0, len(norm) - 1))
+    needle = norm[i : data.draw(st.integers(i + 1, min(len(norm), i + 60)))].strip()
+    if not needle or normalize(needle) != needle:
+        return
+    expected = _by_whole_text(text, needle)
+    assert SourceText(text).find_normalized(needle, len(expected) + 1) == (expected, len(expected))
+
+
+def test_both_search_paths_are_taken_and_agree() -> None:
+    plain = "Alpha beta \u201cgamma\u201d delta. " * 3
+    broken = plain.replace("Alpha", "\ufb01ne Alpha")  # a ligature: not NFKC, so no anchor windows
+    for text in (plain, broken):
+        source = SourceText(text)
+        spans, total = source.find_normalized("alpha beta gamma delta", 20)
+        assert (spans, total) == (_by_whole_text(text, "alpha beta gamma delta"), 3)
+    assert SourceText(plain).folded is not None
+    assert SourceText(broken).folded is None
+
+
+def test_the_closest_passage_on_a_text_that_is_not_nfkc() -> None:
+    text = "The \ufb01rst trial enrolled 120 patients. The second trial enrolled 80 patients."
+    closest = SourceText(text).closest(normalize("The second trial enrolled 90 patients."))
+    assert closest is not None
+    assert text[closest.span.start : closest.span.end] == "The second trial enrolled 80 patients."
+    assert closest.similarity > 0.9
