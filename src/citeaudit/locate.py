@@ -3,8 +3,9 @@
 Normalising a whole 100 KB text with its offset map costs milliseconds, so the
 normalised search avoids it where it can prove it may:
 
-* The text is casefolded once (C speed); when it is NFKC already and casefolds
-  one-to-one, positions in the folded text are positions in the original.
+* The text is casefolded once (C speed); when it is NFKC already (but for
+  separators, below) and casefolds one-to-one, positions in the folded text
+  are positions in the original.
 * An *anchor* is a word of the normalised quote (letters and digits only).
   Every occurrence of the quote in the normalised text contains the anchor,
   and the anchor's preimage is the anchor itself, possibly with quotation
@@ -13,6 +14,11 @@ normalised search avoids it where it can prove it may:
   occurrence of the quote lies around a literal occurrence of the anchor.
 * Around each anchor occurrence a window wide enough to hold the quote's
   preimage is normalised with its map and searched.
+
+Separators that NFKC rewrites into neither letters, digits nor quotation
+marks (the ellipsis and no-break spaces of web pages, primes) never sit inside
+an anchor's preimage, so a text that is NFKC once they are blanked out still
+qualifies: the windows are normalised properly, expansions included.
 
 Whenever a condition does not hold (text not NFKC, anchor too common or
 broken by a quotation mark, no anchor at all), the whole text is normalised
@@ -40,6 +46,20 @@ MAX_CLOSEST_HITS = 50  # a word more common than this says nothing about where t
 _WORD_RE = re.compile(r"[^\W_]+")
 _NEWLINE_RE = re.compile("\n")
 _DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
+# NFKC rewrites these into spaces, dots or primes only (see the module docstring).
+_SEPARATORS = (
+    "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"  # spaces
+    "\u2024\u2025\u2026\u2033\u2034"  # leaders, the ellipsis, primes
+)
+
+
+def _nfkc_but_for_separators(text: str) -> bool:
+    if unicodedata.is_normalized("NFKC", text):
+        return True
+    for char in _SEPARATORS:
+        if char in text:
+            text = text.replace(char, " ")  # one for one: positions and neighbours stay
+    return unicodedata.is_normalized("NFKC", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +96,7 @@ class SourceText:
         """Casefolded text, if it maps one-to-one onto the original; else None."""
         if self._one_to_one is None:
             folded = self.text.casefold()
-            self._one_to_one = len(folded) == len(self.text) and unicodedata.is_normalized("NFKC", self.text)
+            self._one_to_one = len(folded) == len(self.text) and _nfkc_but_for_separators(self.text)
             self._folded = folded if self._one_to_one else None
         return self._folded
 
