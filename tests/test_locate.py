@@ -5,10 +5,12 @@ on texts of either kind."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit.locate import SourceText
+from citeaudit.locate import _SEPARATORS, SourceText
 from citeaudit.model import Span
 from citeaudit.normalize import normalize, normalize_with_map
 
@@ -53,17 +55,26 @@ _WORDS = [
     "1,000",
 ]
 _BREAKERS = ["it's", "\ufb01ne", "Stra\u00dfe", "e\u0301te", "Brand\u2122", "\u00bd"]
-_SEPARATORS = [" ", "  ", "\n", "\t", " \u201c", "\u201d ", ", ", ". ", "\u00ad", "-", "\u00a0", "\u2026", "\u2026 ",
-               "\u2033", "\u3000"]  # fmt: skip
+_BETWEEN = [" ", "  ", "\n", "\t", " \u201c", "\u201d ", ", ", ". ", "\u00ad", "-", "\u00a0", "\u2026", "\u2026 ",
+               "\u2033", "\u3000", "\uff0c", "\uff1a", "\uff08"]  # fmt: skip
 
 
 @st.composite
 def _texts(draw: st.DrawFn) -> str:
     words = _WORDS + _BREAKERS if draw(st.booleans()) else _WORDS
     return "".join(
-        draw(st.sampled_from(words)) + draw(st.sampled_from(_SEPARATORS))
+        draw(st.sampled_from(words)) + draw(st.sampled_from(_BETWEEN))
         for _ in range(draw(st.integers(1, 40)))
     )
+
+
+def test_separators_normalise_to_no_letter_digit_or_dropped_mark() -> None:
+    # What lets a text with them keep the anchor windows (see citeaudit.locate).
+    for char in _SEPARATORS:
+        image = unicodedata.normalize("NFKC", char)
+        assert image != char
+        assert not any(c.isalnum() for c in image), hex(ord(char))  # never part of a word
+        assert normalize(f"a{char}b") != "ab", hex(ord(char))  # never dropped, so never joins two words
 
 
 def _by_whole_text(text: str, needle: str) -> list[Span]:

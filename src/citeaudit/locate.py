@@ -50,6 +50,11 @@ _DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
 _SEPARATORS = (
     "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"  # spaces
     "\u2024\u2025\u2026\u2033\u2034"  # leaders, the ellipsis, primes
+    # Chinese and Japanese text's full-width punctuation (！，：；（）…), but not the
+    # full-width quotation marks, which normalisation drops.
+    + "".join(
+        chr(c) for c in range(0xFF01, 0xFF5F) if not chr(c).isalnum() and chr(c) not in "\uff02\uff07\uff40"
+    )
 )
 
 
