@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeaudit.semantic import Fragment
-from citeaudit.semantic.signals import analyse, content_terms
+from citeaudit.semantic.signals import analyse, content_terms, sentences
 
 
 def codes(claim: str, *texts: str) -> dict[str, str]:
@@ -68,3 +72,19 @@ def test_the_cited_works_year_is_not_a_missing_number() -> None:
     assert "S_NUMBER_ABSENT" in analyse(claim, [Fragment("q1", quote)]).codes
     assert "S_NUMBER_ABSENT" not in analyse(claim, [Fragment("q1", quote, (2024,))]).codes
     assert "S_NUMBER_ABSENT" in analyse(claim, [Fragment("q1", quote, (2023,))]).codes
+
+
+# The definition of a sentence split, as one look-behind regex (slow: it tests every position).
+_SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=list("ab .!?;。！？；\n\t\u00a0\r\u3000x"), max_size=40))
+def test_sentences_split_as_the_definition_says(text: str) -> None:
+    assert sentences(text) == [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
+def test_sentences_of_mixed_scripts() -> None:
+    text = "Plan A works. Really?  Yes!\n\nЖурнал хранится 30 дней; копии нет.服务可用。数据保留"
+    assert sentences(text) == ["Plan A works.", "Really?", "Yes!", "Журнал хранится 30 дней;", "копии нет.服务可用。",
+                               "数据保留"]  # fmt: skip
