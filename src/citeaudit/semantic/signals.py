@@ -80,7 +80,8 @@ class _Cues:
         found = set(self.words.intersection(words.tokens))
         if self.phrases is not None:
             found.update(m.group() for m in self.phrases.finditer(words.folded))
-        found.update(cue for cue in self.han if cue in words.folded)
+        if not words.folded.isascii():
+            found.update(cue for cue in self.han if cue in words.folded)
         return found
 
 
@@ -112,8 +113,9 @@ class _Words:
             and (len(word) >= 3 or word.isdigit())
             and (word[0] < "\u3400" or not _HAN_RE.fullmatch(word))  # Han words are counted as bigrams below
         }
-        for run in _HAN_RE.findall(self.folded):
-            terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+        if not self.folded.isascii():  # a constant-time test; most sentences have no Han to look for
+            for run in _HAN_RE.findall(self.folded):
+                terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
         return terms
 
 
