@@ -92,8 +92,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     check.add_argument("--output", type=Path, help="where the --format rendering goes [standard output]")
     check.add_argument(
         "--judge",
-        help="semantic judge for the claims that pass every check: rules, nli:MODEL[#LABELS], rules+SPEC, "
-        "llm:MODEL@URL, or none [CITEAUDIT_JUDGE; rules]",
+        help="semantic judge for the claims that pass every check: rules, nli:MODEL[?OPTIONS][#LABELS], "
+        "rules+SPEC, llm:MODEL@URL, or none [CITEAUDIT_JUDGE; rules]",
     )
     check.add_argument(
         "--verdict-cache",
@@ -142,16 +142,14 @@ def _effective(args: argparse.Namespace, config: Config) -> Config:
     return replace(config, **changes)  # type: ignore[arg-type]
 
 
-def _store_lookup(config: Config, args: argparse.Namespace) -> tuple[SourceLookup, Any] | None:
-    """The scoped store for citations, and the scope's audit trail (every audit is recorded)."""
-    if not (config.store or config.scope):
+def _open_scope(config: Config, args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The evidence store and scope, opened once for its citations, its trail and its reviews."""
+    if not (config.store or config.scope or config.reviews):
         return None
-    from citeaudit.sources.store import Scope, ScopedLookup, open_store  # SQLAlchemy only when used
-    from citeaudit.sources.trail import ScopedTrail, Trail
+    from citeaudit.sources.store import Scope, open_store  # SQLAlchemy only when used
 
     target, scope_text = store_and_scope(config, args)
-    store, scope = open_store(target), Scope.parse(scope_text)
-    return ScopedLookup(store, scope), ScopedTrail(Trail(store), scope)
+    return open_store(target), Scope.parse(scope_text)
 
 
 def resolver_for(config: Config) -> CachingResolver:
@@ -200,15 +198,12 @@ def judge_for(config: Config) -> Judge | None:
     return make_judge(config.judge, cache, offline=config.offline)
 
 
-def _reviews(config: Config, args: argparse.Namespace, submission: Submission) -> list[Review]:
+def _reviews(config: Config, store: Any, scope: Any, submission: Submission) -> list[Review]:
     if not config.reviews:
         return []
     from citeaudit.sources.reviews import ReviewBook
-    from citeaudit.sources.store import Scope, open_store
 
-    target, scope_text = store_and_scope(config, args)
-    book = ReviewBook(open_store(target))
-    return book.latest_for(Scope.parse(scope_text).tenant, submission.digest)
+    return ReviewBook(store).latest_for(scope.tenant, submission.digest)
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -222,15 +217,24 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         jobs=config.jobs,
         policy=config.policy,
     )
-    scoped = _store_lookup(config, args)
-    reviews = _reviews(config, args, submission)
+    opened = _open_scope(config, args)
+    lookup: SourceLookup | None = None
+    trail: Any = None  # every audit with a store is recorded in its scope's trail
+    reviews: list[Review] = []
+    if opened is not None:
+        from citeaudit.sources.store import ScopedLookup
+        from citeaudit.sources.trail import ScopedTrail, Trail
+
+        store, scope = opened
+        lookup, trail = ScopedLookup(store, scope), ScopedTrail(Trail(store), scope)
+        reviews = _reviews(config, store, scope, submission)
     judge = judge_for(config)
     report = audit(
         submission,
         resolver=resolver_for(config),
         snapshots=SnapshotDirectory(config.sources),
         corpus=corpus,
-        store=scoped[0] if scoped else None,
+        store=lookup,
         suggester=None if config.offline else _suggester(config),
         settings=settings,
         judge=judge,
@@ -238,8 +242,8 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     )
     as_dict = report_to_dict(report)
     write_file(config.out, dump_report_dict(as_dict))
-    if scoped is not None:
-        scoped[1].append(report)
+    if trail is not None:
+        trail.append(report)
     # The seed's summary line as it was, then the decision on a line of its own.
     summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
     summary += f"decision={report.decision.value} status={report.status.value}"
