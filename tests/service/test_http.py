@@ -116,7 +116,11 @@ def test_reviews_only_from_reviewers_and_only_on_own_reports(service: str) -> No
     with _client(service, "acme", "reviewer") as c:
         assert c.post("/v1/reviews", json=review).status_code == 201
         assert _problem(c.post("/v1/reviews", json={**review, "claim_id": "c9"}), 422)["detail"] == (
-            "the report has no claim 'c9'"
+            "review names claim 'c9', which is not in the report"
+        )
+        # The same rules as `citeaudit review`: a blank note is refused here, not stored to break audits.
+        assert _problem(c.post("/v1/reviews", json={**review, "note": "   "}), 422)["detail"] == (
+            "review note must be non-empty and at most 1000 characters"
         )
     with _client(service, "other", "reviewer") as c:
         _problem(c.post("/v1/reviews", json=review), 404)

@@ -33,6 +33,7 @@ from citeaudit.core import AuditSettings, audit
 from citeaudit.errors import CiteauditError, ConfigError
 from citeaudit.formats import parse_bytes
 from citeaudit.model import Review
+from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.semantic.judge import Judge
@@ -352,14 +353,14 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         if body is None:
             raise Problem(404, "Not Found", f"no report {review.report_digest} in this tenant")
         report = json.loads(body)
-        if review.claim_id not in {c["id"] for c in report["claims"]}:
-            raise Problem(422, "Unprocessable Content", f"the report has no claim {review.claim_id!r}")
-        reviewer = key.name or key.sha256[:12]
+        digest = report["submission_sha256"]
+        recorded = Review(digest, review.claim_id, review.verdict, review.note, key.name or key.sha256[:12])
+        try:  # the rules every audit applies to a review, so none is stored that would break them
+            check_review(recorded, digest, {c["id"] for c in report["claims"]})
+        except ReviewError as e:
+            raise Problem(422, "Unprocessable Content", str(e)) from None
         with records.lock:
-            book.record(
-                key.tenant,
-                Review(report["submission_sha256"], review.claim_id, review.verdict, review.note, reviewer),
-            )
+            book.record(key.tenant, recorded)
         return {"report_digest": review.report_digest, "claim_id": review.claim_id, "verdict": review.verdict}
 
     return app
