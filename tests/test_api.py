@@ -12,7 +12,6 @@ import pytest
 
 import citeaudit
 from citeaudit import InputError, audit, feedback, feedback_text, repair_loop
-from citeaudit.errors import ConfigError
 from citeaudit.model import Review
 from citeaudit.report.json import render_json
 from citeaudit.semantic.judge import make_judge
@@ -45,16 +44,18 @@ LLM = "llm:m@http://127.0.0.1:9/v1"  # nothing listens there: offline, no socket
 
 
 def test_a_judge_spec_is_built_as_check_builds_it(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"^offline, an llm judge can only answer from a verdict cache"):
-        audit(SEED / "claims.json", judge=LLM, **OPTIONS)
-    report = audit(SEED / "claims.json", judge=LLM, verdict_cache=tmp_path, **OPTIONS)
-    verdict = report.claims[0].verdict
-    assert verdict is not None
-    assert (verdict.label, verdict.signals, str(verdict.judge)) == (
-        "unknown",
-        ("J_NOT_CACHED",),
-        "llm/m/llm-1",
-    )
+    # Offline, an llm judge answers only from its verdict cache: by default CACHE/verdicts, as in check.
+    for verdict_cache in (None, tmp_path):
+        report = audit(SEED / "claims.json", judge=LLM, verdict_cache=verdict_cache, **OPTIONS)
+        verdict = report.claims[0].verdict
+        assert verdict is not None
+        assert (verdict.label, verdict.signals, str(verdict.judge)) == (
+            "unknown",
+            ("J_NOT_CACHED",),
+            "llm/m/llm-1",
+        )
+    assert not (SEED / "cache" / "verdicts").exists()  # a miss offline is never written
+    assert audit(SEED / "claims.json", judge="none", **OPTIONS).claims[0].verdict is None
     with pytest.raises(ValueError, match=r"^verdict_cache applies to a judge given by spec"):
         audit(SEED / "claims.json", judge=make_judge("rules"), verdict_cache=tmp_path, **OPTIONS)
 

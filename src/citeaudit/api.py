@@ -19,7 +19,7 @@ from citeaudit.formats import load_submission, parse_bytes
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.json import report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge, make_judge
+from citeaudit.semantic.judge import Judge, configured_judge
 from citeaudit.sources.corpus import Corpus, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import SourceLookup
@@ -61,10 +61,11 @@ def audit(
     ``offline`` defaults to True here: a library call touches the network only
     when asked to. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`)
     gets one record of the audit. ``judge`` is a judge or its spec (``rules``,
-    ``nli:MODEL``, ``llm:MODEL@URL``; None skips the semantic stage), built
-    as ``check --judge`` builds it: offline, an nli model is read only from
-    disk and an llm judge answers only from ``verdict_cache`` (where a judge
-    given by spec caches its verdicts). Pass a judge object made once with
+    ``nli:MODEL``, ``llm:MODEL@URL``; None or ``none`` skips the semantic
+    stage), built as ``check --judge`` builds it: nli and llm verdicts are
+    cached in ``verdict_cache`` (default: ``verdicts`` under ``cache``), and
+    offline an nli model is read only from disk and an llm judge answers
+    only from that cache. Pass a judge object made once with
     :func:`citeaudit.semantic.judge.make_judge` to load a model once for many
     calls (:func:`repair_loop` does that for a spec). ``reviews`` are
     applied if they are for this exact submission (a stale one raises
@@ -88,7 +89,7 @@ def audit(
         settings=AuditSettings(
             min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
         ),
-        judge=_judge(judge, verdict_cache, offline),
+        judge=_judge(judge, verdict_cache, cache, offline),
         reviews=reviews,
     )
     if trail is not None:
@@ -96,14 +97,17 @@ def audit(
     return report
 
 
-def _judge(judge: Judge | str | None, verdict_cache: str | Path | None, offline: bool) -> Judge | None:
+def _judge(
+    judge: Judge | str | None, verdict_cache: str | Path | None, cache: str | Path, offline: bool
+) -> Judge | None:
     if not isinstance(judge, str):
         if verdict_cache is not None:
             raise ValueError(
                 "verdict_cache applies to a judge given by spec; wrap a judge object in CachedJudge"
             )
         return judge
-    return make_judge(judge, Path(verdict_cache) if verdict_cache is not None else None, offline=offline)
+    chosen = Path(verdict_cache) if verdict_cache is not None else None
+    return configured_judge(judge, verdict_cache=chosen, cache=Path(cache), offline=offline)
 
 
 RULE = (
@@ -226,7 +230,10 @@ def repair_loop(
     """
     spec = options.get("judge", "rules")
     if isinstance(spec, str):
-        options["judge"] = _judge(spec, options.pop("verdict_cache", None), options.get("offline", True))
+        verdict_cache = options.pop("verdict_cache", None)
+        options["judge"] = _judge(
+            spec, verdict_cache, options.get("cache", "cache"), options.get("offline", True)
+        )
     history: list[dict[str, Any]] = []
     instructions: dict[str, Any] | None = None
     previous: dict[str, Any] | None = None

@@ -188,14 +188,11 @@ def exit_code(report: Report, fail_on: str = "error") -> int:
 
 def judge_for(config: Config) -> Judge | None:
     """The configured judge, its verdicts cached for the backends that cost something."""
-    if config.judge == "none":
-        return None
-    from citeaudit.semantic.judge import make_judge
+    from citeaudit.semantic.judge import configured_judge
 
-    cache = config.verdict_cache
-    if cache is None and config.judge != "rules":
-        cache = config.cache / "verdicts"
-    return make_judge(config.judge, cache, offline=config.offline)
+    return configured_judge(
+        config.judge, verdict_cache=config.verdict_cache, cache=config.cache, offline=config.offline
+    )
 
 
 def _reviews(config: Config, store: Any, scope: Any, submission: Submission) -> list[Review]:

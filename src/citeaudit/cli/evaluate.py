@@ -18,7 +18,11 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     parser = commands.add_parser("eval", help="measure a semantic judge on a labelled dataset")
     parser.add_argument("file", type=Path, help="the dataset's JSONL file")
     parser.add_argument("--dataset", required=True, choices=sorted(DATASETS), help="how to read FILE")
-    parser.add_argument("--judge", default="rules", help="rules | llm:MODEL@BASE_URL [rules]")
+    parser.add_argument(
+        "--judge",
+        default="rules",
+        help="rules | nli:MODEL[?OPTIONS][#LABELS] | llm:MODEL@BASE_URL | rules+SPEC [rules]",
+    )
     parser.add_argument("--verdict-cache", type=Path, metavar="DIR", help="cache verdicts in DIR")
     parser.add_argument("--out", type=Path, help="also write the JSON result here")
 

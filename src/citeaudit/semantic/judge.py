@@ -22,6 +22,7 @@ __all__ = [
     "JudgeIdentity",
     "Verdict",
     "VerdictLabel",
+    "configured_judge",
     "judge_each",
     "make_judge",
 ]
@@ -129,3 +130,14 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
     from citeaudit.semantic.cache import CachedJudge
 
     return CachedJudge(judge, cache_dir, offline=offline and backend == "llm")
+
+
+def configured_judge(spec: str, *, verdict_cache: Path | None, cache: Path, offline: bool) -> Judge | None:
+    """The judge an audit runs for a spec, as ``check`` and the Python API build it:
+    None for ``none``; the verdicts of the backends that cost something cached in
+    ``verdict_cache``, by default ``verdicts`` under the registry cache directory."""
+    if spec == "none":
+        return None
+    if verdict_cache is None and spec != "rules":
+        verdict_cache = cache / "verdicts"
+    return make_judge(spec, verdict_cache, offline=offline)
