@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from citeaudit.cli import main
+from citeaudit.report.read import load_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -39,8 +40,12 @@ class CliResult:
 
 
 def run_cli(*argv: str | Path) -> CliResult:
+    args = [str(a) for a in argv]
     out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    code = main(args, stdout=out, stderr=err)
+    if args[:1] == ["check"] and "--out" in args and code in (0, 1):
+        # Whatever check writes, the commands that read reports must accept.
+        load_report(Path(args[args.index("--out") + 1]))
     return CliResult(code, out.getvalue(), err.getvalue())
 
 

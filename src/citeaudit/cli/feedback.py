@@ -9,7 +9,8 @@ from typing import TextIO
 
 from citeaudit.api import feedback, feedback_text
 from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser
-from citeaudit.cli.render import emit, load_report
+from citeaudit.cli.render import emit
+from citeaudit.report.read import load_report
 
 __all__ = ["add_parser", "run"]
 

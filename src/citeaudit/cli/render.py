@@ -10,13 +10,13 @@ from typing import Any, TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, write_file
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import load_json_bytes, read_input
+from citeaudit.formats.jsonload import read_input
 from citeaudit.report.formats import RenderContext, ReportFormat, render
-from citeaudit.report.json import REPORT_SCHEMA
 from citeaudit.report.markdown import verify_markdown
+from citeaudit.report.read import load_report
 from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
 
-__all__ = ["add_parsers", "emit", "load_report", "run_render", "run_stats"]
+__all__ = ["add_parsers", "emit", "run_render", "run_stats"]
 
 FORMATS = [f.value for f in ReportFormat]
 
@@ -43,13 +43,6 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     stats.add_argument("reports", type=Path, nargs="+", help="report.json files")
     stats.add_argument("--format", choices=["table", "json", "prometheus"], default="table", help="[table]")
     stats.add_argument("--output", type=Path, help="file to write [standard output]")
-
-
-def load_report(path: Path) -> dict[str, Any]:
-    data = load_json_bytes(read_input(path), str(path))
-    if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA:
-        raise InputError(str(path), "$.schema", f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
-    return data
 
 
 def emit(data: bytes, output: Path | None, stdout: TextIO) -> None:

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
-from citeaudit.cli.render import emit, load_report
+from citeaudit.cli.render import emit
 from citeaudit.config import load_config
 from citeaudit.errors import InputError
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
+from citeaudit.report.read import load_report
 
 __all__ = ["add_parser", "run", "run_list"]
 

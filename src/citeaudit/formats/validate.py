@@ -55,9 +55,12 @@ def _problem(err: dict[str, Any]) -> str:
     if kind == "missing":
         return "required field is missing"
     if kind in _TYPE_NAMES:
-        got = _JSON_TYPES.get(type(err["input"]), type(err["input"]).__name__)
-        return f"expected {_TYPE_NAMES[kind]}, got {got} {_describe(err['input'])}"
+        value = err["input"]
+        got = _JSON_TYPES.get(type(value), type(value).__name__)
+        return f"expected {_TYPE_NAMES[kind]}, got {got}" + ("" if value is None else f" {_describe(value)}")
     ctx = err.get("ctx") or {}
+    if kind == "value_error":  # a validator of ours: its own words
+        return str(ctx.get("error"))
     if kind == "greater_than_equal":
         return f"expected a value of at least {ctx.get('ge')}, got {_describe(err['input'])}"
     if kind == "string_too_long":

@@ -1,0 +1,203 @@
+"""Reading a ``report.json`` back: ``render``, ``stats``, ``feedback``,
+``review`` and ``reviews`` take one as input, and a hand-edited or damaged
+report is bad input like any other (exit 2, the JSON path and the problem),
+never a crash in a renderer.
+
+The models mirror what :func:`citeaudit.report.json.report_to_dict` writes
+(the test suite reads back every report its ``check`` runs write, so the two
+cannot drift apart). The checked values stay a plain dict afterwards: the
+renderers read them as JSON.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from citeaudit.checks.codes import CATALOGUE
+from citeaudit.errors import InputError
+from citeaudit.formats.jsonload import load_json_bytes, read_input
+from citeaudit.formats.validate import validate
+from citeaudit.report.json import REPORT_SCHEMA
+
+__all__ = ["ReportDoc", "load_report"]
+
+
+_ClaimStatus = Literal[
+    "invalid_reference", "unsupported", "could_not_check", "disputed", "requires_entailment_check"
+]
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class CheckerDoc(_Part):
+    name: str
+    version: str
+
+
+class VerdictDoc(_Part):
+    confidence: float | None
+    judge: str
+    label: Literal["entailed", "contradicted", "insufficient", "unknown"]
+    relied_on: list[str]
+    signals: list[str]
+    unsupported: list[str]
+
+
+class ClaimDoc(_Part):
+    citations: list[str]
+    id: str
+    kind: str
+    review_status: str
+    status: _ClaimStatus
+    text: str | None
+    verdict: VerdictDoc | None
+    rationale: str | None = None
+
+
+class ConflictDoc(_Part):
+    claim_ids: list[str]
+    reason: str
+
+
+class SpanDoc(_Part):
+    start: int
+    end: int
+
+
+class LocationDoc(SpanDoc):
+    line_start: int | None = None
+    line_end: int | None = None
+
+
+def _known_code(code: str) -> str:
+    if code not in CATALOGUE:
+        raise ValueError(f"unknown finding code {code!r}")
+    return code
+
+
+class FindingDoc(_Part):
+    code: Annotated[str, AfterValidator(_known_code)]  # renderers look the code up in the catalogue
+    label: str
+    message: str
+    outcome: Literal["wrong", "not_registered", "could_not_check", "note"]
+    severity: Literal["error", "warning", "info"]
+    location: SpanDoc | None = None
+    suggestion: dict[str, Any] | None = None
+
+
+class ExcerptDoc(_Part):
+    before: str
+    match: str
+    after: str
+
+
+class SourceDoc(_Part):
+    """Any of the four kinds of source: the fields of each, all optional but ``kind``."""
+
+    kind: Literal["doi", "corpus", "store", "reference"]
+    doi: str | None = None
+    title: str | None = None
+    year: int | None = None
+    first_author: str | None = None
+    authors: list[str] | None = None
+    container: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    type: str | None = None
+    document_id: str | None = None
+    document_version: str | None = None
+    source_id: str | None = None
+    revision: int | None = None
+    digest: str | None = None
+
+
+class RangeDoc(_Part):
+    start: Any  # as the input gave it: the range check reports wrong types
+    end: Any
+
+
+class ResultDoc(_Part):
+    citation: str | None
+    claim: str | None
+    doi: str | None
+    errors: list[str]
+    excerpt: ExcerptDoc | None
+    findings: list[FindingDoc]
+    input_path: str
+    location: LocationDoc | None
+    notes: list[str]
+    record: dict[str, Any] | None
+    source: SourceDoc | None
+    status: Literal["pass", "fail", "could_not_check"]
+    warnings: list[str]
+    quote: str | None = None
+    range: RangeDoc | None = None
+
+
+class ReviewDoc(_Part):
+    claim: str
+    note: str
+    reviewer: str
+    verdict: Literal["supported", "insufficient", "contradicted"]
+
+
+class PolicyDoc(_Part):
+    require_review: bool
+    unchecked: Literal["reject", "manual_review"]
+    unknown: Literal["manual_review", "regenerate_or_abstain"]
+
+
+class SettingsDoc(_Part):
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)  # callers add their own (jobs, store…)
+    judge: str | None
+    min_quote_length: int
+    offline: bool
+    policy: PolicyDoc
+    severity: dict[str, Literal["error", "warning", "info"]]
+
+
+class SummaryDoc(_Part):
+    by_code: dict[str, int]
+    claims: int
+    claims_by_status: dict[str, int]
+    claims_by_verdict: dict[str, int]
+    errors: int
+    results_by_status: dict[str, int]
+    warnings: int
+
+
+class ReportDoc(_Part):
+    checked: int
+    checker: CheckerDoc
+    claims: list[ClaimDoc]
+    conflicts: list[ConflictDoc]
+    decision: Literal["reject", "manual_review", "regenerate_or_abstain", "accept"]
+    failed: int
+    gaps: list[str]
+    input_format: str
+    input_sha256: str
+    labels: dict[str, str]
+    outcome: Literal["errors", "could_not_check", "clean"]
+    title: str | None
+    results: list[ResultDoc]
+    reviews: list[ReviewDoc]
+    schema_: str = Field(alias="schema")  # "schema" is a BaseModel attribute
+    status: Literal["invalid", "needs_review", "partial", "reviewed_candidate"]
+    submission_sha256: str | None = None  # reports from before reviews lack it: ``review`` says so
+    settings: SettingsDoc
+    summary: SummaryDoc
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """A report.json written by ``citeaudit check``, with its shape checked."""
+    data = load_json_bytes(read_input(path), str(path))
+    if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA:
+        raise InputError(str(path), "$.schema", f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
+    validate(ReportDoc, data, str(path), [])
+    return data
