@@ -113,6 +113,12 @@ def test_pyproject_table_is_read(seed: Path) -> None:
     [
         ("colour = 1\n", "citeaudit.toml: colour: unknown setting"),
         ("min_quote_length = 0\n", "citeaudit.toml: min_quote_length: expected a positive integer, got 0"),
+        (
+            "min_quote_length = 3.5\n",
+            "citeaudit.toml: min_quote_length: expected a positive integer, got 3.5",
+        ),
+        ("jobs = 1e400\n", "citeaudit.toml: jobs: expected a positive integer, got inf"),
+        ("jobs = true\n", "citeaudit.toml: jobs: expected a positive integer, got True"),
         ("[severity]\nE_NOPE = 'warning'\n", "severity: unknown finding code 'E_NOPE'"),
         ("[severity]\nE_UNCITED = 'off'\n", "severity.E_UNCITED: 'off' is not one of error, warning, info"),
         (

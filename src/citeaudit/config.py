@@ -114,12 +114,14 @@ def _bool(value: str, where: str) -> bool:
 
 
 def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool):
-        raise ConfigError(f"{where}: expected a positive integer, got {value!r}")
-    try:
+    """A whole number from TOML, or digits from the environment; a float (3.5, 1e400) is refused,
+    not truncated."""
+    if type(value) is int:
+        number = value
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         number = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: expected a positive integer, got {value!r}") from None
+    else:
+        raise ConfigError(f"{where}: expected a positive integer, got {value!r}")
     if number < 1:
         raise ConfigError(f"{where}: expected a positive integer, got {value!r}")
     return number

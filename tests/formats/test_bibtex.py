@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -106,7 +108,7 @@ def test_fields_are_mapped(tmp_path: Path) -> None:
     [
         (
             "@article{a, title={unclosed\n",
-            "line 1: cannot parse the block starting '@article{a, title={unclosed\\n'",
+            "line 1: Unexpectedly reached end of file (the block starting '@article{a, title={unclosed\\n')",
         ),
         ("@article{a, title={x}}\n@article{a, title={y}}\n", "line 2: Duplicate entry key 'a'"),
         ("% only a comment\n", "no BibTeX entries found"),
@@ -118,6 +120,23 @@ def test_bad_bibtex_is_an_input_error(tmp_path: Path, text: str, problem: str) -
     with pytest.raises(InputError) as caught:
         load_submission(path)
     assert caught.value.diagnostics().startswith(f"{path}: {problem}")
+
+
+def test_bad_bibtex_on_the_command_line_is_one_line_on_stderr(tmp_path: Path) -> None:
+    """In a real process: the parser's own log lines stayed on stderr beside the error before."""
+    path = tmp_path / "bad.bib"
+    path.write_text(
+        "@article{k1,\n  title = {Demo},\n  year = {2024},\n}\n@article{k2 title = {X}}\n", "utf-8"
+    )
+    out = tmp_path / "r.json"
+    argv = [sys.executable, "-m", "citeaudit", "check", str(path), "--offline", "--out", str(out)]
+    result = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"citeaudit: error: {path}: line 5: Expected comma after entry key, but found = "
+        "(the block starting '@article{k2 title =')\n",
+    )
+    assert not out.exists()
 
 
 def test_hallmark_author_and_venue_entries_say_what_they_can_offline(

@@ -4,6 +4,8 @@ hyphenation and ligatures, and an HTML page with navigation and scripts."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,30 @@ def test_bad_documents_are_clear_errors(tmp_path: Path, name: str, content: byte
     path.write_bytes(content)
     with pytest.raises(SourceError, match=message.replace("(", r"\(").replace(")", r"\)")):
         extract_file(path)
+
+
+def test_a_pdf_pypdf_cannot_decode_is_an_input_error(tmp_path: Path) -> None:
+    """An unknown stream filter made pypdf raise NotImplementedError: exit 4 before."""
+    _make_pdf(tmp_path / "good.pdf")
+    data = (tmp_path / "good.pdf").read_bytes()
+    assert b"/ASCII85Decode" in data
+    (tmp_path / "bad.pdf").write_bytes(data.replace(b"/ASCII85Decode", b"/ASCII85DecJde"))
+    result = run_cli("snapshot", tmp_path / "bad.pdf", "--doi", "10.1000/x", "--sources", tmp_path / "s")
+    assert (result.code, result.stderr) == (
+        2,
+        f"citeaudit: error: {tmp_path / 'bad.pdf'}: cannot read the PDF: Unsupported filter /ASCII85DecJde\n",
+    )
+    assert not (tmp_path / "s").exists()
+
+
+def test_what_pypdf_repairs_is_not_printed(tmp_path: Path) -> None:
+    """A PDF with a damaged cross-reference still yields its text; pypdf's own warnings
+    about the repair reached stderr before (checked in a real process)."""
+    _make_pdf(tmp_path / "good.pdf")
+    data = (tmp_path / "good.pdf").read_bytes()
+    (tmp_path / "cut.pdf").write_bytes(data[: len(data) // 2] + data[len(data) // 2 + 40 :])
+    argv = [sys.executable, "-m", "citeaudit", "snapshot", str(tmp_path / "cut.pdf"), "--doi", "10.1000/x",
+            "--sources", str(tmp_path / "s")]  # fmt: skip
+    result = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith(f"snapshot={tmp_path / 's'}/10.1000_x-")

@@ -4,12 +4,17 @@ DataCite registers). An entry with neither cannot be checked and says so."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 from citeaudit.errors import InputError
 from citeaudit.model import Citation, Claim, DoiSource, ReferenceSource, Submission
 
 __all__ = ["parse_bibtex"]
+
+# bibtexparser logs each block it cannot parse; with no handler configured Python would print
+# that to stderr beside our own one-line error. The reason is reported from the failed block.
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 _BRACES_RE = re.compile(r"[{}]")
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
@@ -56,8 +61,9 @@ def parse_bibtex(text: str, name: str) -> Submission:
     library = parse_string(text)
     if library.failed_blocks:
         block = library.failed_blocks[0]
-        lines = str(getattr(block, "error", "") or "").strip().splitlines()
-        problem = lines[0] if lines else f"cannot parse the block starting {(block.raw or '')[:40]!r}"
+        reason = str(getattr(block.error, "abort_reason", "") or block.error or "").strip().rstrip(".")
+        problem = reason.splitlines()[0] if reason else "cannot parse this block"
+        problem += f" (the block starting {(block.raw or '')[:40]!r})"
         raise InputError(name, f"line {(block.start_line or 0) + 1}", problem)
     claims = []
     seen: set[str] = set()

@@ -13,12 +13,18 @@ extraction repairs what would otherwise break verbatim quotes:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from pathlib import Path
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.interface import normalize_newlines
+
+# pypdf and trafilatura log what they repair or skip in a damaged file; with no handler
+# configured Python would print that to stderr around our own one-line result or error.
+for _library in ("pypdf", "trafilatura"):
+    logging.getLogger(_library).addHandler(logging.NullHandler())
 
 __all__ = ["SUPPORTED_SUFFIXES", "clean_pdf_pages", "extract_file", "extract_html"]
 
@@ -85,13 +91,12 @@ def clean_pdf_pages(pages: list[str]) -> str:
 def _extract_pdf(path: Path) -> str:
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
     except ModuleNotFoundError:
         raise SourceError("reading PDF needs pypdf: pip install 'citeaudit[documents]'") from None
     try:
         reader = PdfReader(path)
         pages = [page.extract_text() or "" for page in reader.pages]
-    except (PyPdfError, ValueError, KeyError, OSError) as e:
+    except Exception as e:  # a damaged file: PyPdfError, but also NotImplementedError, KeyError…
         raise SourceError(f"{path}: cannot read the PDF: {e}") from None
     text = clean_pdf_pages(pages)
     if not text:
