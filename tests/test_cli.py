@@ -119,6 +119,8 @@ def test_pyproject_table_is_read(seed: Path) -> None:
         ),
         ("jobs = 1e400\n", "citeaudit.toml: jobs: expected a positive integer, got inf"),
         ("jobs = true\n", "citeaudit.toml: jobs: expected a positive integer, got True"),
+        ('cache = "ca\\u0000che"\n', "citeaudit.toml: cache: a path cannot contain a NUL character"),
+        ('store = "s\\u0000.db"\n', "citeaudit.toml: store: a path cannot contain a NUL character"),
         ("[severity]\nE_NOPE = 'warning'\n", "severity: unknown finding code 'E_NOPE'"),
         ("[severity]\nE_UNCITED = 'off'\n", "severity.E_UNCITED: 'off' is not one of error, warning, info"),
         (

@@ -201,6 +201,18 @@ def test_a_manifest_cannot_point_outside_its_directory(tmp_path: Path) -> None:
         load_corpus(folder)
 
 
+def test_a_manifest_file_name_with_a_nul_is_an_input_error(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"d": {"version": "1", "file": "d\u0000.txt"}}))
+    with pytest.raises(InputError) as caught:
+        load_corpus(folder)
+    assert (
+        caught.value.diagnostics()
+        == f"{folder / 'manifest.json'}: $.d.file: not a usable file name: embedded null byte"
+    )
+
+
 def test_bad_corpus_is_an_input_error(tmp_path: Path) -> None:
     path = tmp_path / "documents.json"
     path.write_text(json.dumps({"d": {"version": "1"}}))

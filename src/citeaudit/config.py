@@ -142,6 +142,8 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
         elif name in _PATHS:
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a path string")
+            if "\0" in value:  # the operating system cannot take it: every open would fail
+                raise ConfigError(f"{here}: a path cannot contain a NUL character")
             path = Path(value)
             values[name] = base / path if base is not None and not path.is_absolute() else path
         elif name in _INTS:
@@ -155,6 +157,8 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
         elif name == "store":
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a path or a postgresql:// URL")
+            if "\0" in value:
+                raise ConfigError(f"{here}: a path cannot contain a NUL character")
             is_url = "://" in value or value.startswith("sqlite:")
             values[name] = value if is_url or base is None else str(base / value)
         elif name in ("mailto", "scope", "judge"):

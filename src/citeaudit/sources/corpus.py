@@ -98,7 +98,10 @@ def _from_directory(root: Path, max_bytes: int) -> Corpus:
     base = root.resolve()
     for doc_id, raw in top.items():
         entry = validate(_ManifestEntryIn, raw, name, [doc_id])
-        target = (root / entry.file).resolve()
+        try:
+            target = (root / entry.file).resolve()
+        except (ValueError, OSError, RuntimeError) as e:  # a NUL in the name, a symlink loop
+            raise InputError(name, json_path([doc_id, "file"]), f"not a usable file name: {e}") from None
         if base not in target.parents:
             raise InputError(
                 name, json_path([doc_id, "file"]), "the file must lie inside the corpus directory"
