@@ -10,6 +10,11 @@ import pytest
 from tests.conftest import run_cli
 
 CASES = {
+    "no_claims": (b'{"claims": []}', "$.claims: no claims to audit (the array is empty)"),
+    "no_claims_seed_003": (
+        b'{"answer": "x", "claims": [], "citations": []}',
+        "$.claims: no claims to audit (the array is empty)",
+    ),
     "unknown_field": (
         b'{"claims": [{"id": "c1", "text": "x", "status": "ok", "citations": []}]}',
         "$.claims[0].status: unknown field (not part of the contract)",

@@ -57,7 +57,10 @@ def parse_document(document: Any, name: str) -> Submission:
     if not isinstance(document, dict):
         raise InputError(name, "$", 'expected an object with a "claims" array')
     fmt = detect(document)
-    return replace(FORMATS[fmt](document, name), format=fmt.value)
+    submission = FORMATS[fmt](document, name)
+    if not submission.claims:  # as for a .bib without entries: most often a broken claim extraction
+        raise InputError(name, "$.claims", "no claims to audit (the array is empty)")
+    return replace(submission, format=fmt.value)
 
 
 def load_submission(
