@@ -40,6 +40,7 @@ from citeaudit.semantic.judge import Judge
 from citeaudit.semantic.rules import RulesJudge
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.reviews import ReviewBook
+from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, Scope, ScopedLookup, StoreError, open_store
 from citeaudit.sources.trail import Trail
 
@@ -164,7 +165,8 @@ class _Records:
             Column("tenant", String(64), primary_key=True), Column("digest", String(64), primary_key=True),
             Column("body", Text, nullable=False),
         )  # fmt: skip
-        meta.create_all(store.engine)
+        with schema_lock(store.engine) as conn:
+            meta.create_all(conn)
         self.lock = threading.Lock()  # SQLite: one writer at a time within this process
 
     def save_report(self, tenant: str, digest: str, body: str) -> None:

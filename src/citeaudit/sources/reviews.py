@@ -18,6 +18,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import Review
+from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, StoreError
 from citeaudit.sources.trail import make_append_only
 
@@ -52,8 +53,9 @@ class ReviewBook:
         self._engine = store.engine
         self._clock = store.clock
         try:
-            _meta.create_all(self._engine)
-            make_append_only(self._engine, "citeaudit_review_log")
+            with schema_lock(self._engine) as conn:
+                _meta.create_all(conn)
+                make_append_only(conn, "citeaudit_review_log")
         except SQLAlchemyError as e:
             raise StoreError(f"cannot open the review records: {e}") from None
 

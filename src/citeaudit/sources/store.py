@@ -39,6 +39,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.interface import Revision, SourceLookup, StoredSource, digest_text, normalize_newlines
+from citeaudit.sources.schema import schema_lock
 
 __all__ = [
     "EvidenceStore",
@@ -145,7 +146,8 @@ def open_store(
             # Wait for another writer instead of failing at once.
             event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 10000"))
         if not read_only:
-            _metadata.create_all(engine)
+            with schema_lock(engine) as conn:
+                _metadata.create_all(conn)
     except ModuleNotFoundError as e:
         raise StoreError(f"{e.name} is needed for this store: pip install 'citeaudit[postgres]'") from None
     except SQLAlchemyError as e:

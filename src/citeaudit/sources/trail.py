@@ -13,10 +13,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, Text, and_, inspect, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    inspect,
+    select,
+)
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import DoiSource, Report, StoreSource
+from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, Scope, StoreError
 
 __all__ = ["ScopedTrail", "Trail", "TrailRecord", "make_append_only", "record_of"]
@@ -49,7 +61,7 @@ _used = Table(
 )
 
 
-def make_append_only(engine: Engine, table: str) -> None:
+def make_append_only(conn: Connection, table: str) -> None:
     """A database trigger that refuses any UPDATE of ``table`` (SQLite and PostgreSQL)."""
     statements = {
         "sqlite": f"CREATE TRIGGER IF NOT EXISTS {table}_append_only BEFORE UPDATE ON {table} "
@@ -60,10 +72,9 @@ def make_append_only(engine: Engine, table: str) -> None:
         f"CREATE TRIGGER {table}_append_only BEFORE UPDATE ON {table} "
         f"FOR EACH ROW EXECUTE FUNCTION {table}_refuse()",
     }
-    statement = statements.get(engine.dialect.name)
+    statement = statements.get(conn.dialect.name)
     if statement:
-        with engine.begin() as conn:
-            conn.exec_driver_sql(statement)
+        conn.exec_driver_sql(statement)
 
 
 @dataclass(frozen=True)
@@ -128,25 +139,26 @@ def record_of(report: Report) -> dict[str, Any]:
     }
 
 
+def _add_decision_column(conn: Connection) -> None:
+    """A trail created before decisions were recorded gets the column (empty for old records)."""
+    columns = {c["name"] for c in inspect(conn).get_columns("citeaudit_trail")}
+    if "decision" not in columns:
+        conn.exec_driver_sql(
+            "ALTER TABLE citeaudit_trail ADD COLUMN decision VARCHAR(32) NOT NULL DEFAULT ''"
+        )
+
+
 class Trail:
     def __init__(self, store: EvidenceStore) -> None:
         self.engine = store.engine
         self.clock = store.clock
         try:
-            _meta.create_all(self.engine)
-            self._add_decision_column()
-            make_append_only(self.engine, "citeaudit_trail")
+            with schema_lock(self.engine) as conn:
+                _meta.create_all(conn)
+                _add_decision_column(conn)
+                make_append_only(conn, "citeaudit_trail")
         except SQLAlchemyError as e:
             raise StoreError(f"cannot open the audit trail: {e}") from None
-
-    def _add_decision_column(self) -> None:
-        """A trail created before decisions were recorded gets the column (empty for old records)."""
-        columns = {c["name"] for c in inspect(self.engine).get_columns("citeaudit_trail")}
-        if "decision" not in columns:
-            with self.engine.begin() as conn:
-                conn.exec_driver_sql(
-                    "ALTER TABLE citeaudit_trail ADD COLUMN decision VARCHAR(32) NOT NULL DEFAULT ''"
-                )
 
     def append(self, scope: Scope, report: Report) -> int:
         rec = record_of(report)
