@@ -184,8 +184,12 @@ def test_batching_changes_speed_not_answers(models: dict[str, Path]) -> None:
 
 
 def test_offline_never_downloads_a_model() -> None:
-    with pytest.raises(ConfigError, match=r"cannot load NLI model 'example-org/no-such-nli-model'"):
+    with pytest.raises(ConfigError, match=r"cannot load NLI model 'example-org/no-such-nli-model'") as caught:
         make_judge("nli:example-org/no-such-nli-model", offline=True)
+    assert str(caught.value) == (
+        "cannot load NLI model 'example-org/no-such-nli-model': no such directory, and not in the local "
+        "model cache (offline: nothing is downloaded)"
+    )
 
 
 def test_rules_then_nli_asks_the_model_only_what_rules_leave_open(

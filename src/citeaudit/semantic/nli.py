@@ -157,8 +157,13 @@ class NliJudge:
             self._model = AutoModelForSequenceClassification.from_pretrained(
                 model, local_files_only=local_only
             )
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot load NLI model {model!r}: {exc}") from exc
+        except (OSError, ValueError) as exc:  # the library's first line says what is missing; one line
+            reason = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            if local_only and not Path(model).exists():  # the library's words speak of connecting
+                reason = (
+                    "no such directory, and not in the local model cache (offline: nothing is downloaded)"
+                )
+            raise ConfigError(f"cannot load NLI model {model!r}: {reason.strip()}") from exc
         self._torch = torch
         self._device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         try:
