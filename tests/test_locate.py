@@ -119,3 +119,36 @@ def test_the_closest_passage_on_a_text_that_is_not_nfkc() -> None:
     assert closest is not None
     assert text[closest.span.start : closest.span.end] == "The second trial enrolled 80 patients."
     assert closest.similarity > 0.9
+
+
+def test_the_closest_passage_of_a_long_quote_in_a_long_text_that_is_not_nfkc() -> None:
+    """Looked for in windows around the quote's words, as on folded texts: against the whole
+    normalised text a 5,000-character quote was quadratic (14 s per quote on 1.6 MB)."""
+    words = [f"w{n:04d}" for n in range(2000)]
+    text = "\ufb01ne " + " ".join(words * 40)  # a ligature: the text is not NFKC
+    source = SourceText(text)
+    assert source.folded is None
+    start = text.index("w0500 ")
+    end = text.index(" w1334", start)  # 5,003 characters: w0500 … w1333
+    closest = source.closest(normalize(text[start:end].replace("w0900", "w9999", 1)))
+    assert closest is not None
+    assert closest.span == Span(start, end)
+    assert closest.similarity == 0.999
+
+
+def test_no_closest_passage_when_no_word_of_the_quote_occurs_on_either_kind_of_text() -> None:
+    for text in ("Alpha beta gamma delta.", "\ufb01ne alpha beta gamma delta."):
+        assert SourceText(text).closest(normalize("Zzzz qqqq wwww, nothing like it.")) is None
+
+
+def test_a_quote_of_common_words_is_compared_whole_on_a_normalised_text_if_cheap() -> None:
+    """Every word of the quote occurs too often to place it: a text that was normalised whole
+    anyway is compared whole when that is cheap; a longer one gets no passage."""
+    sentence = "The results of the trial were reported. "
+    quote = normalize("The results of the trial were reportet.")
+    short = "\ufb01ne " + sentence * 60  # 2,400 characters, "results" 60 times
+    closest = SourceText(short).closest(quote)
+    assert closest is not None
+    assert closest.similarity > 0.95
+    long = "\ufb01ne " + sentence * 70_000  # 2.8 MB: 2.8 MB × 39 characters is over the budget
+    assert SourceText(long).closest(quote) is None

@@ -43,6 +43,8 @@ RARE_ENOUGH = 8
 MAX_ANCHOR_HITS = 200  # a rarer anchor is needed above this many windows
 MAX_CLOSEST_WINDOWS = 3  # the best-supported places where the quote's words cluster
 MAX_CLOSEST_HITS = 50  # a word more common than this says nothing about where the quote is
+# Comparing a quote with a whole text costs about their lengths' product: 10**8 is ~50 ms.
+MAX_WHOLE_TEXT_PAIRS = 10**8
 _WORD_RE = re.compile(r"[^\W_]+")
 _NEWLINE_RE = re.compile("\n")
 _DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
@@ -136,23 +138,26 @@ class SourceText:
         return first, bisect_left(self._newlines, max(span.start, span.end - 1)) + 1
 
     def positions(self, word: str, cap: int) -> list[int] | None:
-        """Where ``word`` occurs in the folded text; None if more than ``cap`` times.
+        """Where ``word`` occurs in the folded text (the normalised text when the
+        text does not fold one-to-one); None if more than ``cap`` times.
 
         One scan that stops early for common words; remembered per word.
         """
         if word in self._positions:
             found = self._positions[word]
             return found if found is None or len(found) <= cap else None
-        folded = self.folded or ""
+        haystack = self.folded
+        if haystack is None:
+            haystack = self.normalized.text
         hits: list[int] | None = []
-        at = folded.find(word)
+        at = haystack.find(word)
         while at != -1:
             assert hits is not None
             if len(hits) == MAX_ANCHOR_HITS:
                 hits = None
                 break
             hits.append(at)
-            at = folded.find(word, at + len(word))
+            at = haystack.find(word, at + len(word))
         self._positions[word] = hits
         return hits if hits is None or len(hits) <= cap else None
 
@@ -187,16 +192,31 @@ class SourceText:
         return spans, total
 
     def closest(self, needle: str) -> Closest | None:
-        """The passage most like the quote, looked for where its words cluster."""
+        """The passage most like the quote, looked for where its words cluster.
+
+        Only windows around those places are compared: the whole text against a
+        long quote is quadratic (a 5,000-character quote took 14 s on 1.6 MB).
+        Positions are in the folded text, which are the original's, or else in the
+        normalised text, mapped back through its offset map. When every word of the
+        quote is too common to place it, a text normalised already is compared
+        whole if that is cheap enough (``MAX_WHOLE_TEXT_PAIRS``); otherwise there is
+        no closest passage.
+        """
         folded = self.folded
-        if folded is None:
-            return self._closest_in(self.normalized, 0, needle)
+        haystack_length = len(self.text) if folded is not None else len(self.normalized.text)
         # Where would the quote start if this word of it were in place?
         starts: list[tuple[int, str]] = []
+        too_common = False
         for offset, word in _anchors(needle, 4):
-            hits = self.positions(word, MAX_CLOSEST_HITS) if len(word) >= 3 else None
+            if len(word) < 3:
+                continue
+            hits = self.positions(word, MAX_CLOSEST_HITS)
+            too_common |= hits is None
             starts.extend((at - offset, word) for at in hits or ())
-        if not starts:
+        if not starts:  # none of the quote's words occurs, or each is too common to place it
+            affordable = haystack_length * len(needle) <= MAX_WHOLE_TEXT_PAIRS
+            if too_common and folded is None and affordable:
+                return self._closest_in(self.normalized, 0, needle)  # normalised already: affordable
             return None
         starts.sort()
         clusters: list[tuple[int, int]] = []  # (-distinct words, start)
@@ -211,21 +231,28 @@ class SourceText:
         best: Closest | None = None
         for _, start in sorted(clusters)[:MAX_CLOSEST_WINDOWS]:
             lo = max(0, start - len(needle) // 2)
-            hi = min(len(self.text), start + len(needle) * 2)
-            found = self._closest_in(normalize_with_map(self.text[lo:hi]), lo, needle)
+            hi = min(haystack_length, start + len(needle) * 2)
+            if folded is not None:
+                found = self._closest_in(normalize_with_map(self.text[lo:hi]), lo, needle)
+            else:
+                found = self._closest_in(self.normalized, 0, needle, lo, hi)
             if found is not None and (best is None or found.similarity > best.similarity):
                 best = found
         return best
 
     # -- helpers ---------------------------------------------------------------
 
-    def _closest_in(self, norm: NormalizedText, base: int, needle: str) -> Closest | None:
-        if not norm.text:
+    def _closest_in(
+        self, norm: NormalizedText, base: int, needle: str, lo: int = 0, hi: int | None = None
+    ) -> Closest | None:
+        """The best alignment of ``needle`` in ``norm.text[lo:hi]``, as whole words of the original."""
+        window = norm.text[lo:hi]
+        if not window:
             return None
-        hit = fuzz.partial_ratio_alignment(needle, norm.text)
+        hit = fuzz.partial_ratio_alignment(needle, window)
         if hit is None or hit.dest_end <= hit.dest_start:
             return None
-        start, end = norm.original_span(hit.dest_start, hit.dest_end)
+        start, end = norm.original_span(lo + hit.dest_start, lo + hit.dest_end)
         start, end = self._whole_words(base + start, base + end)
         return Closest(Span(start, end), round(hit.score / 100, 3))
 
