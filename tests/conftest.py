@@ -43,9 +43,10 @@ def run_cli(*argv: str | Path) -> CliResult:
     args = [str(a) for a in argv]
     out, err = io.StringIO(), io.StringIO()
     code = main(args, stdout=out, stderr=err)
-    if args[:1] == ["check"] and "--out" in args and code in (0, 1):
+    written = args[args.index("--out") + 1] if args[:1] == ["check"] and "--out" in args else "-"
+    if written != "-" and code in (0, 1):
         # Whatever check writes, the commands that read reports must accept.
-        load_report(Path(args[args.index("--out") + 1]))
+        load_report(Path(written))
     return CliResult(code, out.getvalue(), err.getvalue())
 
 

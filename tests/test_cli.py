@@ -4,6 +4,7 @@ never opening a socket."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -206,3 +207,55 @@ def test_a_terminal_gets_the_failing_citations_as_a_table(seed: Path) -> None:
     assert lines[3].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
     assert lines[3].endswith("2023 is not a year of the work (the record has 2024)")
     assert [line.split()[0] for line in lines[3:]] == ["c2", "c3", "c4"]
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_claims_from_standard_input_give_the_same_report(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli("check", "claims.json", "--offline", "--out", "from_file.json").code == 1
+    _stdin(monkeypatch, Path("claims.json").read_bytes())
+    result = run_cli("check", "-", "--offline", "--out", "from_stdin.json")
+    assert result.code == 1
+    assert Path("from_stdin.json").read_bytes() == Path("from_file.json").read_bytes()
+
+
+def test_bibtex_from_standard_input_is_recognised(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, b"% refs\n@article{k, title={Demo Paper on Retrieval Grounding}, author={Ivanova, A.},\n"
+                        b" year={2024}, doi={10.0000/demo.1}}\n")  # fmt: skip
+    assert run_cli("check", "-", "--offline", "--out", "r.json").code == 0
+    assert json.loads(Path("r.json").read_text("utf-8"))["input_format"] == "bibtex"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"claims": [', "<stdin>: invalid JSON at line 1 column 13: Expecting value"),
+        (b'{"claims": []}' + b" " * 100, "<stdin>: input is over the limit of 64 bytes"),
+    ],
+)
+def test_bad_standard_input_exits_2(
+    seed: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, message: str
+) -> None:
+    monkeypatch.setenv("CITEAUDIT_MAX_INPUT_BYTES", "64")
+    _stdin(monkeypatch, data)
+    result = run_cli("check", "-", "--offline", "--out", "r.json")
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")
+    assert not Path("r.json").exists()
+
+
+def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
+    seed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli("check", "claims.json", "--offline", "--out", "report.json").code == 1
+    result = run_cli("check", "claims.json", "--offline", "--out", "-")
+    assert result.code == 1
+    assert result.stdout == Path("report.json").read_text("utf-8")
+    assert capsys.readouterr().err == "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
+    assert not Path("-").exists()
+    clash = run_cli("check", "claims.json", "--offline", "--out", "-", "--format", "md")
+    assert (clash.code, clash.stderr) == (
+        2,
+        "citeaudit: error: --out - and --format without --output would both write to standard output\n",
+    )

@@ -21,9 +21,11 @@ from citeaudit.cli.common import (
 )
 from citeaudit.config import FAIL_ON, Config, load_config
 from citeaudit.core import AuditSettings, Suggester, audit
-from citeaudit.formats import load_submission
+from citeaudit.errors import ConfigError
+from citeaudit.formats import load_submission, submission_from_bytes
+from citeaudit.formats.jsonload import read_stream
 from citeaudit.model import Decision, Report, Review, Submission
-from citeaudit.report.formats import ReportFormat, render
+from citeaudit.report.formats import RenderContext, ReportFormat, render
 from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.semantic.judge import Judge
@@ -48,7 +50,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Audit CLAIMS (any supported format) and write the report. "
         "Exit 0 clean, 1 errors, 2 bad input, 3 some citations could not be checked.",
     )
-    check.add_argument("claims", type=Path, help="the claims file (JSON)")
+    check.add_argument("claims", type=Path, help="the claims file (JSON or BibTeX); - reads standard input")
     check.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
     check.add_argument("--sources", type=Path, help="text snapshot directory [CITEAUDIT_SOURCES; ./sources]")
     check.add_argument(
@@ -64,7 +66,9 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="never touch the network; a cache miss is E_NOT_CACHED [CITEAUDIT_OFFLINE]",
     )
     check.add_argument("--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]")
-    check.add_argument("--out", type=Path, help="where to write the report [CITEAUDIT_OUT; ./report.json]")
+    check.add_argument(
+        "--out", type=Path, help="where to write the report; - prints it [CITEAUDIT_OUT; ./report.json]"
+    )
     check.add_argument(
         "--min-quote-length",
         type=positive,
@@ -203,9 +207,25 @@ def _reviews(config: Config, store: Any, scope: Any, submission: Submission) -> 
     return ReviewBook(store).latest_for(scope.tenant, submission.digest)
 
 
+STDIN_NAME = "<stdin>"
+
+
+def _read_claims(args: argparse.Namespace, config: Config) -> tuple[Submission, RenderContext | None]:
+    """The submission, and for standard input what a rendering needs of it (a file is read again)."""
+    if str(args.claims) != "-":
+        bounds = {"max_bytes": config.max_input_bytes, "max_depth": config.max_depth}
+        return load_submission(args.claims, **bounds), None
+    data = read_stream(sys.stdin.buffer, STDIN_NAME, config.max_input_bytes)
+    submission = submission_from_bytes(data, STDIN_NAME, max_depth=config.max_depth)
+    return submission, RenderContext(input_uri="stdin", input_text=data.decode("utf-8", "replace"))
+
+
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
     config = _effective(args, load_config(Path.cwd(), args.config))
-    submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+    to_stdout = str(config.out) == "-"
+    if to_stdout and args.format and args.output is None:
+        raise ConfigError("--out - and --format without --output would both write to standard output")
+    submission, stdin_context = _read_claims(args, config)
     corpus = load_corpus(config.corpus, config.max_input_bytes) if config.corpus is not None else None
     settings = AuditSettings(
         min_quote_length=config.min_quote_length,
@@ -238,7 +258,10 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         reviews=reviews,
     )
     as_dict = report_to_dict(report)
-    write_file(config.out, dump_report_dict(as_dict))
+    if to_stdout:
+        stdout.write(dump_report_dict(as_dict).decode("utf-8"))
+    else:
+        write_file(config.out, dump_report_dict(as_dict))
     if trail is not None:
         trail.append(report)
     # The seed's summary line as it was, then the decision on a line of its own.
@@ -247,13 +270,11 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.format:
         from citeaudit.cli.render import context_for, emit
 
-        data = render(
-            ReportFormat(args.format),
-            as_dict,
-            context_for(as_dict, args.claims),
-        )
-        emit(data, args.output, stdout)
+        context = stdin_context or context_for(as_dict, args.claims)
+        emit(render(ReportFormat(args.format), as_dict, context), args.output, stdout)
         print(summary, file=sys.stderr if args.output is None else stdout)
+    elif to_stdout:
+        print(summary, file=sys.stderr)
     else:
         print(summary, file=stdout)
         if stdout.isatty():

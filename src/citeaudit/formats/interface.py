@@ -20,7 +20,7 @@ from citeaudit.formats.bibtex import parse_bibtex
 from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 from citeaudit.model import Submission
 
-__all__ = ["FORMATS", "InputFormat", "detect", "load_submission", "parse_document"]
+__all__ = ["FORMATS", "InputFormat", "detect", "load_submission", "parse_document", "submission_from_bytes"]
 
 
 class InputFormat(StrEnum):
@@ -68,15 +68,31 @@ def load_submission(
 ) -> Submission:
     """Read, bound, parse and map one input file."""
     data = read_input(path, max_bytes)
-    if path.suffix.lower() in (".bib", ".bibtex"):
+    bibtex = path.suffix.lower() in (".bib", ".bibtex")
+    return submission_from_bytes(data, str(path), bibtex=bibtex, max_depth=max_depth)
+
+
+def looks_like_bibtex(data: bytes) -> bool:
+    """For input with no file name (standard input): JSON opens with ``{``; BibTeX
+    with an entry (``@``) or a comment (``%``)."""
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"@", b"%")
+
+
+def submission_from_bytes(
+    data: bytes, name: str, *, bibtex: bool | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+) -> Submission:
+    """Parse and map input already read; ``bibtex=None`` decides by the content."""
+    if bibtex is None:
+        bibtex = looks_like_bibtex(data)
+    if bibtex:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             raise InputError(
-                str(path), "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+                name, "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
             ) from None
-        return replace(parse_bibtex(text, str(path)), input_sha256=hashlib.sha256(data).hexdigest())
-    return parse_bytes(data, str(path), max_depth=max_depth)
+        return replace(parse_bibtex(text, name), input_sha256=hashlib.sha256(data).hexdigest())
+    return parse_bytes(data, name, max_depth=max_depth)
 
 
 def parse_bytes(data: bytes, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Submission:

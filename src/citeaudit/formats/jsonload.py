@@ -8,11 +8,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from citeaudit.errors import InputError
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "json_path", "load_json_bytes", "read_input"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "json_path",
+    "load_json_bytes",
+    "read_input",
+    "read_stream",
+]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 32
@@ -41,6 +48,14 @@ def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         raise InputError(name, "", "is a directory, not a file") from None
     except PermissionError:
         raise InputError(name, "", "permission denied") from None
+    if len(data) > max_bytes:
+        raise InputError(name, "", f"input is over the limit of {max_bytes} bytes")
+    return data
+
+
+def read_stream(stream: BinaryIO, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Read a stream (standard input) to its end, refusing it once it passes the bound."""
+    data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise InputError(name, "", f"input is over the limit of {max_bytes} bytes")
     return data
