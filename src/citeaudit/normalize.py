@@ -243,13 +243,19 @@ def clean_markup(text: str) -> str:
     return text
 
 
-_TRAILING_RE = re.compile(r"[\s.;,:]+$")
+def _without_trailing_punctuation(text: str) -> str:
+    """``text`` without its trailing run of spaces and ``.;,:``. A scan from the end: the
+    pattern ``[\\s.;,:]+$`` retries from every position of a long run (50,000 dots: 12 s)."""
+    end = len(text)
+    while end and (text[end - 1] in ".;,:" or text[end - 1].isspace()):
+        end -= 1
+    return text[:end]
 
 
 @lru_cache(maxsize=65536)
 def normalize_title(title: str) -> str:
     """Title normal form: markup removed, normalised, trailing full stop dropped."""
-    return _TRAILING_RE.sub("", normalize(clean_markup(title)))
+    return _without_trailing_punctuation(normalize(clean_markup(title)))
 
 
 _NAME_PUNCT_RE = re.compile(r"[.,;:()\[\]]")

@@ -1,8 +1,20 @@
 from __future__ import annotations
 
-import pytest
+import re
 
-from citeaudit.checks.bibliographic import check_authors, check_numbers_of_issue, check_type, check_venue
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeaudit.checks.bibliographic import (
+    _page_parts,
+    _page_range,
+    _without_et_al,
+    check_authors,
+    check_numbers_of_issue,
+    check_type,
+    check_venue,
+)
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import DoiSource
 from citeaudit.resolve.interface import Author, Record
@@ -95,3 +107,27 @@ def test_kind_of_work() -> None:
     assert codes(check_type("dataset", Record(doi="10.1/t", agency="datacite", type="text"), MAKE)) == [
         "W_METADATA_UNVERIFIABLE"
     ]
+
+
+# The patterns these replaced: quadratic in a long run of spaces.
+_ET_AL_PATTERN = re.compile(r"\s*(?:,\s*)?(?:et\.?\s*al\.?|and others)\s*$", re.IGNORECASE)
+_DASH_PATTERN = re.compile(r"\s*(?:-+|–|—|‐|‑|\u2212)\s*")
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("Smith ,.\tetal ANDothers")), max_size=30))
+def test_dropping_et_al_is_the_pattern_it_replaced(name: str) -> None:
+    assert _without_et_al(name) == _ET_AL_PATTERN.sub("", name)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("12eS -–—\u2212\t")), max_size=20))
+def test_page_ranges_split_as_the_pattern_did(pages: str) -> None:
+    assert _page_parts(pages) == [p.strip() for p in _DASH_PATTERN.split(pages) if p.strip()]
+
+
+def test_long_runs_of_spaces_in_names_and_pages() -> None:
+    assert _without_et_al("Smith" + " " * 100_000 + "x") == "Smith" + " " * 100_000 + "x"
+    assert _without_et_al("Smith," + " " * 100_000 + "et al.") == "Smith"
+    assert _page_range("12" + " " * 100_000 + "x") == ("12" + " " * 100_000 + "x", None)
+    assert _page_range("12" + " " * 100_000 + "-19") == ("12", "19")

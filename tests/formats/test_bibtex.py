@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeaudit.errors import InputError
 from citeaudit.formats import load_submission
+from citeaudit.formats.bibtex import _authors, _plain
 from citeaudit.model import DoiSource, ReferenceSource
 from tests.conftest import read_jsonl, run_cli, shared_data
 
@@ -162,3 +165,15 @@ def test_hallmark_author_and_venue_entries_say_what_they_can_offline(
     assert result.code == 3
     codes = Counter(code for r in json.loads(out.read_text("utf-8"))["results"] for code in r["errors"])
     assert set(codes) == {"E_NOT_CACHED", "E_NO_IDENTIFIER"}
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("AB and{} \t\n")), max_size=30))
+def test_authors_split_as_the_pattern_did(value: str) -> None:
+    """ "\\s+and\\s+" was quadratic in a long run of spaces; the split is the same."""
+    old = [_plain(n) for n in re.split(r"\s+and\s+", value) if n.strip()]
+    assert list(_authors(value)) == [n for n in old if n.lower() not in {"others", "et al."}]
+
+
+def test_a_long_run_of_spaces_in_an_author_field() -> None:
+    assert _authors("Smith, A." + " " * 100_000 + "and Jones, B.") == ("Smith, A.", "Jones, B.")

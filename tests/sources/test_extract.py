@@ -4,18 +4,21 @@ hyphenation and ligatures, and an HTML page with navigation and scripts."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import reportlab
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
 from citeaudit.errors import SourceError
-from citeaudit.sources.extract import clean_pdf_pages, extract_file
+from citeaudit.sources.extract import _HYPHENATED_RE, clean_pdf_pages, extract_file
 from tests.conftest import run_cli
 
 PAGES = [
@@ -157,3 +160,20 @@ def test_what_pypdf_repairs_is_not_printed(tmp_path: Path) -> None:
     result = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith(f"snapshot={tmp_path / 's'}/10.1000_x-")
+
+
+_HYPHENATED_PATTERN = re.compile(r"([^\W\d_]+)([-\u00ad\u2010])\n([a-zà-ÿа-яё][^\W\d_]*)")
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=st.sampled_from(list("ab1 -\u00ad\n\u2010Яя_")), max_size=24))
+def test_hyphenated_words_are_found_as_the_unanchored_pattern_found_them(text: str) -> None:
+    """Matches start only where a word starts, which the leftmost match did anyway."""
+    old = [(m.span(), m.groups()) for m in _HYPHENATED_PATTERN.finditer(text)]
+    assert [(m.span(), m.groups()) for m in _HYPHENATED_RE.finditer(text)] == old
+
+
+def test_a_long_run_of_letters_without_a_hyphen() -> None:
+    """40,000 letters on a line took 36 s when every position of the run was tried."""
+    page = "x" * 100_000 + "\nexperi-\nment"
+    assert clean_pdf_pages([page]) == "x" * 100_000 + " experiment"

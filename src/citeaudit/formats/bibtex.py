@@ -17,6 +17,7 @@ __all__ = ["parse_bibtex"]
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 _BRACES_RE = re.compile(r"[{}]")
+_SPACES_RE = re.compile(r"\s+")
 _ARXIV_RE = re.compile(r"^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 
 
@@ -41,7 +42,8 @@ def _plain(value: str) -> str:
 
 
 def _authors(value: str) -> tuple[str, ...]:
-    names = [_plain(n) for n in re.split(r"\s+and\s+", value) if n.strip()]
+    # Spaces collapsed first: "\s+and\s+" retries from every position of a long run of spaces.
+    names = [_plain(n) for n in _SPACES_RE.sub(" ", value).split(" and ") if n.strip()]
     return tuple(n for n in names if n.lower() not in {"others", "et al."})
 
 
