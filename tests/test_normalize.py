@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit.normalize import (
+    _fold_clusters,
+    _fold_words,
     _without_trailing_punctuation,
     clean_markup,
     fold_name,
@@ -107,3 +109,19 @@ def test_the_trailing_strip_is_the_pattern_it_replaced(text: str) -> None:
 def test_a_title_with_a_long_run_of_dots() -> None:
     """100,000 dots before a letter: hours with the pattern, a scan now."""
     assert normalize_title("A" + "." * 100_000 + "b. ") == "a" + "." * 100_000 + "b"
+
+
+_LINE = st.text(
+    alphabet=st.sampled_from(
+        list('abcXYZ \u00a0"«\u2014-\ufb01\u00df\u0301\u0308e\u00e9\u00ad.1\u2122\u00bd\u00b2\u1100\u1161İ')
+    ),
+    max_size=50,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_LINE)
+def test_word_by_word_folding_gives_the_cluster_by_cluster_text(line: str) -> None:
+    """A line that does not fold one-to-one is folded a word at a time, and only the words
+    that need it cluster by cluster: the text is the same as folding every cluster."""
+    assert _fold_words(line, 0, 0, []) == _fold_clusters(line, 0, 0, [])

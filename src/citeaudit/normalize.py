@@ -18,6 +18,7 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,6 +127,47 @@ def _fold_clusters(line: str, base: int, out_base: int, segments: list[_Segment]
     return "".join(out)
 
 
+def _safe_cut(line: str, at: int) -> int:
+    """The first place at or after ``at`` just past a space that a non-combining character
+    follows (NFKC never composes a space with what comes next); the end if there is none."""
+    space = line.find(" ", at)
+    while space != -1 and space + 1 < len(line) and unicodedata.combining(line[space + 1]):
+        space = line.find(" ", space + 1)
+    return len(line) if space == -1 else space + 1
+
+
+def _pieces(line: str, size: int) -> Iterator[tuple[int, str]]:
+    """``line`` in pieces of about ``size`` characters or more, cut only where it is safe."""
+    start = 0
+    while start < len(line):
+        end = _safe_cut(line, start + size - 1) if size > 1 else _safe_cut(line, start)
+        yield start, line[start:end]
+        start = end
+
+
+def _fold_words(line: str, base: int, out_base: int, segments: list[_Segment]) -> str:
+    """A line that does not fold one-to-one, a kilobyte at a time, then word by word in the
+    pieces that need it, and cluster by cluster only in the words that need it (a long
+    paragraph with one ligature was folded cluster by cluster throughout: 3 µs a character)."""
+    out: list[str] = []
+    out_pos = out_base
+    for offset, piece in _pieces(line, 1024):
+        folded, one_to_one = _fold_line(piece)
+        if not one_to_one:
+            words: list[str] = []
+            for word_offset, word in _pieces(piece, 1):
+                done, fine = _fold_line(word)
+                if not fine:
+                    done = _fold_clusters(word, base + offset + word_offset, out_pos, segments)
+                words.append(done)
+                out_pos += len(done)
+            folded = "".join(words)
+        else:
+            out_pos += len(folded)
+        out.append(folded)
+    return "".join(out)
+
+
 def _stage1(text: str) -> tuple[str, _SegmentMap]:
     folded, one_to_one = _fold_line(text)
     if one_to_one:
@@ -138,7 +180,7 @@ def _stage1(text: str) -> tuple[str, _SegmentMap]:
     for line in text.split("\n"):
         folded, one_to_one = _fold_line(line)
         if not one_to_one:
-            folded = _fold_clusters(line, in_pos, out_pos, segments)
+            folded = _fold_words(line, in_pos, out_pos, segments)
         parts.append(folded)
         in_pos += len(line) + 1
         out_pos += len(folded) + 1

@@ -92,6 +92,18 @@ def _space_grouped(groups: list[str]) -> bool:
     return re.fullmatch(r"\d{3}(?:[.,]\d+)?", groups[-1]) is not None
 
 
+def _grouped_tail(groups: list[str]) -> int:
+    """The first ``i >= 1`` whose ``groups[i:]`` (two groups or more) is space-grouped, else
+    ``len(groups)``. One backward pass: testing every tail was quadratic in a long list."""
+    n = len(groups)
+    if n < 3 or not re.fullmatch(r"\d{3}(?:[.,]\d+)?", groups[-1]):
+        return n
+    k = n - 1  # groups[k:n-1] are all three digits
+    while k > 1 and re.fullmatch(r"\d{3}", groups[k - 1]):
+        k -= 1
+    return next((i for i in range(max(1, k - 1), n - 1) if re.fullmatch(r"[1-9]\d{0,2}", groups[i])), n)
+
+
 def _mentions(token: str) -> list[NumberMention]:
     percent = token.endswith("%")
     body = token.rstrip("%" + _SPACE)
@@ -100,7 +112,7 @@ def _mentions(token: str) -> list[NumberMention]:
     if len(groups) > 1:
         if not _space_grouped(groups):
             # "in 2019 2 000 people": the longest grouped tail is one number.
-            tail = next((i for i in range(1, len(groups) - 1) if _space_grouped(groups[i:])), len(groups))
+            tail = _grouped_tail(groups)
             rest = " ".join(groups[tail:]) + ("%" if percent else "")
             head = [m for g in groups[:tail] for m in _mentions(g)]
             return head + (_mentions(rest) if rest.strip("%") else [])
@@ -146,14 +158,13 @@ def check_numbers(
         return []
     years = {Decimal(y) for y in own_years}
     supported = _values(m for q in quotes for m in extract_numbers(q))
-    missing: list[str] = []
+    missing: dict[str, None] = {}  # in order of first mention, each once (a list scan was quadratic)
     for mention in mentions:
         if any(r <= supported for r in mention.readings):
             continue
         if any(r <= years for r in mention.readings) and re.fullmatch(r"\d{4}", mention.text):
             continue
-        if mention.label not in missing:
-            missing.append(mention.label)
+        missing[mention.label] = None
     if not missing:
         return []
     where = "its quote" if cited == 1 else f"any quote of its {cited} citations"
@@ -164,6 +175,6 @@ def check_numbers(
             "E_NUMBER_UNSUPPORTED",
             f"the claim's number(s) {', '.join(missing)} do not occur in {where}",
             detail=",".join(missing),
-            suggestion={"numbers": missing},
+            suggestion={"numbers": list(missing)},
         )
     ]
