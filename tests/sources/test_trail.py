@@ -13,8 +13,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.api import audit
-from citeaudit.sources.store import Scope, ScopedLookup, open_store
-from citeaudit.sources.trail import ScopedTrail, Trail
+from citeaudit.sources.store import Scope, ScopedLookup, StoreError, open_store
+from citeaudit.sources.trail import ScopedTrail, Trail, moment
 from tests.conftest import run_cli
 
 SCOPE = Scope("acme", "alice")
@@ -148,3 +148,43 @@ def _trail_actions() -> set[str]:
     trail = commands.choices["trail"]
     actions = next(a for a in trail._actions if isinstance(a, argparse._SubParsersAction))
     return set(actions.choices)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("2026-11-23", "2026-11-23"), ("2026-11-23T12:00:00Z", "2026-11-23T12:00:00Z"),
+     ("2026-11-23T14:00:00+02:00", "2026-11-23T12:00:00Z"), ("2026-11-23T12:00:00.9", "2026-11-23T12:00:00Z"),
+     (" 2026-11-23 ", "2026-11-23")],
+)  # fmt: skip
+def test_moments_take_the_form_of_recorded_times(value: str, expected: str) -> None:
+    assert moment(value) == expected
+
+
+def test_a_prune_before_something_that_is_not_a_time_deletes_nothing(
+    store_target: str, tmp_path: Path
+) -> None:
+    """As text, "x" sorts after every recorded time: the prune would have emptied the trail."""
+    _, trail, _ = _fill(store_target, tmp_path, 3)
+    with pytest.raises(StoreError, match=r"^'x' is not an ISO date or time"):
+        trail.prune(SCOPE, "x")
+    with pytest.raises(StoreError, match=r"^'2026-13-45' is not an ISO date or time"):
+        trail.query(SCOPE, since="2026-13-45")
+    assert len(trail.query(SCOPE)) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["trail", "prune", "--before", "x"],
+         "usage: argument --before: 'x' is not an ISO date or time (2026-11-23 or 2026-11-23T12:00:00Z) "
+         "(see 'citeaudit trail prune --help')"),
+        (["history", "--since", "last week"],
+         "usage: argument --since: 'last week' is not an ISO date or time (2026-11-23 or 2026-11-23T12:00:00Z) "
+         "(see 'citeaudit history --help')"),
+        (["history", "--revision", "2"], "--revision needs --source: the revision of which source?"),
+        (["history", "--source", "a", "--revision", "0"], "--revision: revisions count from 1, got 0"),
+    ],
+)  # fmt: skip
+def test_bad_trail_arguments_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run_cli(*args, "--store", tmp_path / "s.db", "--scope", "acme/alice")
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")

@@ -25,11 +25,20 @@ def _label(value: str) -> tuple[str, str]:
     return key, val
 
 
+def _moment(value: str) -> str:
+    from citeaudit.sources.store import StoreError
+    from citeaudit.sources.trail import moment
+
+    try:
+        return moment(value)
+    except StoreError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     history = commands.add_parser("history", help="query the audit trail of a scope (read-only)")
-    history.add_argument(
-        "--since", help="only audits recorded at or after this ISO time (2026-11-23 or …T12:00:00Z)"
-    )
+    since = "only audits recorded at or after this ISO time (2026-11-23 or …T12:00:00Z)"
+    history.add_argument("--since", type=_moment, help=since)
     history.add_argument("--label", type=_label, action="append", default=[], metavar="KEY=VALUE",
                          help="only audits whose submission has this label; repeatable")  # fmt: skip
     history.add_argument("--code", help="only audits with this finding code on some claim")
@@ -46,7 +55,9 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     trail = commands.add_parser("trail", help="administer the audit trail")
     actions = trail.add_subparsers(dest="action", required=True, parser_class=Parser)
     prune = actions.add_parser("prune", help="retention: delete the scope's records older than a date")
-    prune.add_argument("--before", required=True, help="ISO date or time; older records are deleted")
+    prune.add_argument(
+        "--before", required=True, type=_moment, help="ISO date or time; older records are deleted"
+    )
     add_store_options(prune)
 
 
@@ -68,6 +79,10 @@ def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
         current = source.current.revision if source.current else None
         records = trail.affected_by(scope, args.affected_by, current)
     else:
+        if args.revision is not None and not args.source:
+            raise ConfigError("--revision needs --source: the revision of which source?")
+        if args.revision is not None and args.revision < 1:
+            raise ConfigError(f"--revision: revisions count from 1, got {args.revision}")
         wanted = (args.source, args.revision) if args.source else None
         records = trail.query(
             scope, since=args.since, labels=args.label, code=args.code, source=wanted, decision=args.decision

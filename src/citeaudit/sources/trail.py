@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -31,7 +32,7 @@ from citeaudit.model import DoiSource, Report, StoreSource
 from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, Scope, StoreError
 
-__all__ = ["ScopedTrail", "Trail", "TrailRecord", "make_append_only", "record_of"]
+__all__ = ["ScopedTrail", "Trail", "TrailRecord", "make_append_only", "moment", "record_of"]
 
 _meta = MetaData()
 _trail = Table(
@@ -75,6 +76,24 @@ def make_append_only(conn: Connection, table: str) -> None:
     statement = statements.get(conn.dialect.name)
     if statement:
         conn.exec_driver_sql(statement)
+
+
+def moment(value: str) -> str:
+    """An ISO date (``2026-11-23``) or time (``2026-11-23T12:00:00Z``, any offset, UTC when
+    none) in the form recorded times are written, so the two compare as text: a date stays a
+    date, a time becomes UTC to the second. Anything else is refused: as text, "x" sorts after
+    every recorded time, and a prune before it would have deleted the whole trail."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text).isoformat()
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        example = "2026-11-23 or 2026-11-23T12:00:00Z"
+        raise StoreError(f"{value!r} is not an ISO date or time ({example})") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -204,7 +223,7 @@ class Trail:
         """Records of this scope, oldest first, filtered in the database where it can."""
         cond = and_(_trail.c.tenant == scope.tenant, _trail.c.user_id == scope.user)
         if since:
-            cond = and_(cond, _trail.c.recorded_at >= since)
+            cond = and_(cond, _trail.c.recorded_at >= moment(since))
         if decision:
             cond = and_(cond, _trail.c.decision == decision)
         stmt = select(_trail).where(cond).order_by(_trail.c.id)
@@ -260,6 +279,7 @@ class Trail:
 
     def prune(self, scope: Scope, before: str) -> int:
         """Retention, the one deletion there is: records of this scope older than ``before``."""
+        before = moment(before)
         with self.engine.begin() as conn:
             old = select(_trail.c.id).where(
                 _trail.c.tenant == scope.tenant, _trail.c.user_id == scope.user, _trail.c.recorded_at < before
