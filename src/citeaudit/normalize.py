@@ -140,7 +140,7 @@ def _pieces(line: str, size: int) -> Iterator[tuple[int, str]]:
     """``line`` in pieces of about ``size`` characters or more, cut only where it is safe."""
     start = 0
     while start < len(line):
-        end = _safe_cut(line, start + size - 1) if size > 1 else _safe_cut(line, start)
+        end = _safe_cut(line, start + size - 1)
         yield start, line[start:end]
         start = end
 
