@@ -194,6 +194,32 @@ def test_oversize_and_malformed_bodies(service: str) -> None:
         )
 
 
+def _chunked(payload: Any) -> Iterator[bytes]:
+    """A body sent in pieces with no Content-Length, as a streaming client sends it."""
+    data = json.dumps(payload).encode("utf-8")
+    for at in range(0, len(data), 65_536):
+        yield data[at : at + 65_536]
+
+
+def test_chunked_bodies_are_held_to_the_limit_too(service: str) -> None:
+    """With no Content-Length the body is counted as it arrives: a 1 MB revision went through the
+    200 KB limit and was stored before."""
+    with _client(service, "acme", "admin") as c:
+        assert (
+            c.post("/v1/sources", json={"source_id": "chunky", "title": "T", "locator": "l"}).status_code
+            == 201
+        )
+        for path, payload in [("/v1/sources/chunky/revisions", {"text": "x" * 1_000_000}),
+                              ("/v1/audit", {"claims": [{"id": "c1", "text": "x" * 1_000_000}]})]:  # fmt: skip
+            response = c.post(path, content=_chunked(payload), headers={"content-type": "application/json"})
+            assert "content-length" not in response.request.headers
+            assert _problem(response, 413)["detail"] == "the body is over the limit of 200000 bytes"
+        assert c.get("/v1/sources/chunky").json()["current"] is None  # nothing was stored
+        small = c.post("/v1/sources/chunky/revisions", content=_chunked({"text": "fits"}),
+                       headers={"content-type": "application/json"})  # fmt: skip
+        assert small.status_code == 201
+
+
 def test_openapi_schema_is_served_and_checked_in(service: str) -> None:
     served = httpx.get(f"{service}/openapi.json").json()
     checked_in = json.loads((ROOT / "docs" / "openapi.json").read_text("utf-8"))

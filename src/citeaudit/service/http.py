@@ -107,9 +107,45 @@ class ServiceSettings:
     counters: Counter[str] = field(default_factory=Counter)
 
 
-class Problem(Exception):
+class Problem(HTTPException):
+    """An answer in the problem+json format. An HTTPException, so that FastAPI passes it on
+    unchanged when it is raised while a body is being read (see :class:`_BodyLimit`)."""
+
     def __init__(self, status: int, title: str, detail: str) -> None:
-        self.status, self.title, self.detail = status, title, detail
+        super().__init__(status, detail)
+        self.status, self.title = status, title
+
+
+def _too_large(limit: int) -> Problem:
+    return Problem(413, "Payload Too Large", f"the body is over the limit of {limit} bytes")
+
+
+class _BodyLimit:
+    """ASGI middleware counting a body as it arrives, so that a chunked body (no
+    Content-Length) is held to the limit too and refused before it is all in memory (a 5 MB
+    chunked revision was stored through a 100 KB limit before). It sits inside the
+    counting middleware, so the refusal is raised in the endpoint that reads the body and
+    answered like any other problem. (FastAPI's own ``max_body_size`` answers in plain text.)"""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Any:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise _too_large(self.limit)
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def _problem(status: int, title: str, detail: str) -> JSONResponse:
@@ -215,15 +251,15 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     )
     counters = settings.counters
     app.state.keys = by_hash
+    app.add_middleware(_BodyLimit, limit=settings.max_body_bytes)  # added first: inside the next one
 
     @app.middleware("http")
     async def limit_and_count(request: Request, call_next: Any) -> Response:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > settings.max_body_bytes):
             counters["413"] += 1
-            return _problem(
-                413, "Payload Too Large", f"the body is over the limit of {settings.max_body_bytes} bytes"
-            )
+            too_large = _too_large(settings.max_body_bytes)
+            return _problem(too_large.status, too_large.title, too_large.detail)
         response: Response = await call_next(request)
         counters[str(response.status_code)] += 1
         return response
@@ -254,12 +290,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         return Scope(key.tenant, SHARED_USER)
 
     async def body_bytes(request: Request) -> bytes:
-        data = await request.body()
-        if len(data) > settings.max_body_bytes:
-            raise Problem(
-                413, "Payload Too Large", f"the body is over the limit of {settings.max_body_bytes} bytes"
-            )
-        return data
+        return await request.body()  # held to max_body_bytes as it arrives (_BodyLimit)
 
     @app.get("/healthz")
     def healthz() -> dict[str, str]:
