@@ -86,6 +86,7 @@ def test_snapshot_command_writes_the_doi_snapshot(tmp_path: Path) -> None:
     assert written.name.startswith("10.0000_demo.9-")
     assert written.suffix == ".txt"
     assert "twelve trials" in written.read_text("utf-8")
+    assert result.stdout.endswith(" status=created\n")
 
 
 def test_running_headers_need_to_repeat() -> None:
@@ -177,3 +178,27 @@ def test_a_long_run_of_letters_without_a_hyphen() -> None:
     """40,000 letters on a line took 36 s when every position of the run was tried."""
     page = "x" * 100_000 + "\nexperi-\nment"
     assert clean_pdf_pages([page]) == "x" * 100_000 + " experiment"
+
+
+def test_snapshot_never_replaces_a_different_text_unasked(tmp_path: Path) -> None:
+    """Audits read these files: the same text is left alone, another is refused without --replace,
+    and a seed-named snapshot counts as the DOI's current one."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "10.0000_demo.9.txt").write_text("The seed's own snapshot of the work.", "utf-8")
+    page = tmp_path / "page.txt"
+    page.write_text("The seed's own snapshot of the work.", "utf-8")
+    args = ["snapshot", page, "--doi", "10.0000/demo.9", "--sources", src]
+    assert run_cli(*args).stdout.endswith("characters=36 status=unchanged\n")
+    page.write_text("Another text altogether.", "utf-8")
+    refused = run_cli(*args)
+    assert (refused.code, refused.stderr) == (
+        2,
+        f"citeaudit: error: 10.0000/demo.9 already has a different snapshot in {src} (36 characters, "
+        "this one 24); give --replace to put this one in its place\n",
+    )
+    assert sorted(p.name for p in src.iterdir()) == ["10.0000_demo.9.txt"]  # nothing written
+    replaced = run_cli(*args, "--replace")
+    assert replaced.stdout.endswith("characters=24 status=replaced\n")
+    written = next(p for p in src.iterdir() if p.name != "10.0000_demo.9.txt")
+    assert written.read_text("utf-8") == "Another text altogether."

@@ -21,8 +21,9 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.config import load_config
-from citeaudit.errors import ConfigError
+from citeaudit.errors import ConfigError, SourceError
 from citeaudit.resolve.cache import hashed_name
+from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.extract import extract_file
 
 if TYPE_CHECKING:
@@ -99,6 +100,9 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     snapshot.add_argument("file", type=Path)
     snapshot.add_argument("--doi", required=True, help="the DOI the text belongs to")
     snapshot.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    snapshot.add_argument(
+        "--replace", action="store_true", help="put the text in place of a different snapshot of the DOI"
+    )
     snapshot.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
 
 
@@ -207,6 +211,23 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO) -> int:
     sources = args.sources or load_config(Path.cwd(), args.config).sources
     text = extract_file(args.file)
     path = sources / hashed_name(doi, ".txt")
-    write_file(path, text.encode("utf-8"))
-    print(f"snapshot={path} characters={len(text)}", file=stdout)
+    # Reports rest on these files (often committed): a different text for the DOI is not
+    # put in place of the one audits read now unless asked.
+    try:
+        current = SnapshotDirectory(sources).text_for_doi(doi)
+    except SourceError:  # unreadable (not UTF-8, …): only --replace may put a text in its place
+        if not args.replace:
+            raise
+        current = ""
+    if current == text:
+        status = "unchanged"
+    elif current is not None and not args.replace:
+        raise ConfigError(
+            f"{doi} already has a different snapshot in {sources} ({len(current)} characters, this one "
+            f"{len(text)}); give --replace to put this one in its place"
+        )
+    else:
+        write_file(path, text.encode("utf-8"))
+        status = "created" if current is None else "replaced"
+    print(f"snapshot={path} characters={len(text)} status={status}", file=stdout)
     return EXIT_CLEAN
