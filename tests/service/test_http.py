@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -274,3 +276,58 @@ def test_the_judge_is_the_operators_choice(tmp_path: Path) -> None:
         "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' "
         "or 'rules+' and one of these\n",
     )
+
+
+def test_serve_listens_and_says_why_it_cannot(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.toml"
+    assert run_cli("keys", "add", "--keys", keys, "--tenant", "acme", "--role", "auditor").code == 0
+    port = _free_port()
+    argv = [sys.executable, "-m", "citeaudit", "serve", "--store", str(tmp_path / "s.db"), "--keys", str(keys),
+            "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline
+                assert server.poll() is None
+                time.sleep(0.1)
+        assert health.json()["status"] == "ok"
+        busy = run_cli("serve", "--store", tmp_path / "s.db", "--keys", keys, "--port", str(port))
+        assert (busy.code, busy.stderr) == (
+            2,
+            f"citeaudit: error: cannot listen on 127.0.0.1:{port}: Address already in use\n",
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        ('[[keys]]\nsha256 = "x"\n', [], "keys.toml: unknown entry 'keys'; the file holds [[key]] tables"),
+        ("# no keys yet\n", [], "keys.toml: no [[key]] table, so no caller could use it (citeaudit keys add)"),
+        (None, ["--port", "99999"],
+         "usage: argument --port: expected a port from 1 to 65535, got '99999' (see 'citeaudit serve --help')"),
+    ],
+)  # fmt: skip
+def test_serve_refuses_a_key_file_nobody_could_use_and_a_bad_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | None, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    if content is None:
+        assert (
+            run_cli("keys", "add", "--keys", "keys.toml", "--tenant", "acme", "--role", "auditor").code == 0
+        )
+    else:
+        Path("keys.toml").write_text(content, "utf-8")
+    result = run_cli("serve", "--store", "s.db", "--keys", "keys.toml", *args)
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")
+    if content == "# no keys yet\n":  # but a first key can be added to it
+        assert (
+            run_cli("keys", "add", "--keys", "keys.toml", "--tenant", "acme", "--role", "auditor").code == 0
+        )

@@ -188,7 +188,7 @@ def test_snapshot_never_replaces_a_different_text_unasked(tmp_path: Path) -> Non
     (src / "10.0000_demo.9.txt").write_text("The seed's own snapshot of the work.", "utf-8")
     page = tmp_path / "page.txt"
     page.write_text("The seed's own snapshot of the work.", "utf-8")
-    args = ["snapshot", page, "--doi", "10.0000/demo.9", "--sources", src]
+    args: list[str | Path] = ["snapshot", page, "--doi", "10.0000/demo.9", "--sources", src]
     assert run_cli(*args).stdout.endswith("characters=36 status=unchanged\n")
     page.write_text("Another text altogether.", "utf-8")
     refused = run_cli(*args)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
+import socket
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
@@ -17,6 +19,23 @@ from citeaudit.errors import ConfigError
 __all__ = ["add_parsers", "run_keys", "run_serve"]
 
 
+def _port(value: str) -> int:
+    number = positive(value)
+    if number > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {value!r}")
+    return number
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so that a port in use is one clear line, not a log."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as e:
+        reason = os.strerror(e.errno) if e.errno else str(e)
+        raise ConfigError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     serve = commands.add_parser("serve", help="the HTTP API (FastAPI on uvicorn), with tenants and roles")
     serve.add_argument(
@@ -26,7 +45,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         "--keys", type=Path, required=True, help="TOML file of hashed API keys (citeaudit keys add)"
     )
     serve.add_argument("--host", default="127.0.0.1", help="[127.0.0.1]")
-    serve.add_argument("--port", type=positive, default=8080, help="[8080]")
+    serve.add_argument("--port", type=_port, default=8080, help="[8080]")
     serve.add_argument(
         "--cache", type=Path, help="registry cache directory, read only [CITEAUDIT_CACHE; ./cache]"
     )
@@ -61,7 +80,7 @@ def run_keys(args: argparse.Namespace, stdout: TextIO) -> int:
     Scope.parse(f"{args.tenant}/service")
     existing = args.keys.read_text("utf-8") if args.keys.exists() else ""
     if existing:
-        load_keys(args.keys)  # refuse to append to a broken file
+        load_keys(args.keys, require_one=False)  # refuse to append to a broken file
     key = "ca_" + secrets.token_urlsafe(32)
     entry = (
         f'\n[[key]]\nsha256 = "{hash_key(key)}"\ntenant = {json.dumps(args.tenant)}\n'
@@ -98,5 +117,6 @@ def run_serve(args: argparse.Namespace, stdout: TextIO) -> int:
         return EXIT_CLEAN
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    sock = _listen(args.host, args.port)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return EXIT_CLEAN

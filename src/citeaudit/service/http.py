@@ -70,12 +70,20 @@ class ApiKey:
     name: str = ""
 
 
-def load_keys(path: Path) -> list[ApiKey]:
-    """``[[key]]`` tables of ``sha256``, ``tenant``, ``role`` (and ``name``) in a TOML file."""
+def load_keys(path: Path, *, require_one: bool = True) -> list[ApiKey]:
+    """``[[key]]`` tables of ``sha256``, ``tenant``, ``role`` (and ``name``) in a TOML file.
+
+    Anything else in the file is an error, and so (unless ``require_one`` is false) is a file
+    with no key: a ``[[keys]]`` typo used to start a service that refused every caller."""
     try:
         data = tomllib.loads(path.read_text("utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the key file: {e}") from None
+    unknown = sorted(set(data) - {"key"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown entry {unknown[0]!r}; the file holds [[key]] tables")
+    if require_one and not data.get("key"):
+        raise ConfigError(f"{path}: no [[key]] table, so no caller could use it (citeaudit keys add)")
     keys = []
     for i, entry in enumerate(data.get("key", [])):
         where = f"{path}: key {i + 1}"
