@@ -259,3 +259,30 @@ def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
         2,
         "citeaudit: error: --out - and --format without --output would both write to standard output\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "claims.json", "--offline", "--out", "claims.json"],
+         "claims.json: that is the input claims.json; writing there would destroy it"),
+        (["check", "claims.json", "--offline", "--format", "md", "--output", "./claims.json"],
+         "claims.json: that is the input claims.json; writing there would destroy it"),
+        (["check", "claims.json", "--offline", "--out", "new.json", "--format", "md", "--output", "new.json"],
+         "--output and --out are both new.json: the rendering would replace the report"),
+        (["render", "report.json", "--format", "md", "--output", "report.json"],
+         "report.json: that is the input report.json; writing there would destroy it"),
+        (["stats", "other.json", "report.json", "--output", "report.json"],
+         "report.json: that is the input report.json; writing there would destroy it"),
+        (["feedback", "report.json", "--output", "report.json"],
+         "report.json: that is the input report.json; writing there would destroy it"),
+    ],
+)  # fmt: skip
+def test_no_command_writes_over_its_own_input(seed: Path, args: list[str], message: str) -> None:
+    """`--out claims.json` replaced the answer under audit with its report."""
+    assert run_cli("check", "claims.json", "--offline", "--out", "report.json").code == 1
+    shutil.copy("report.json", "other.json")
+    before = {p.name: p.read_bytes() for p in seed.iterdir() if p.is_file()}
+    result = run_cli(*args)
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")
+    assert {p.name: p.read_bytes() for p in seed.iterdir() if p.is_file()} == before

@@ -16,6 +16,7 @@ from citeaudit.cli.common import (
     Progress,
     add_store_options,
     positive,
+    refuse_to_overwrite,
     store_and_scope,
     write_file,
 )
@@ -225,6 +226,12 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     to_stdout = str(config.out) == "-"
     if to_stdout and args.format and args.output is None:
         raise ConfigError("--out - and --format without --output would both write to standard output")
+    refuse_to_overwrite(config.out, args.claims, config.corpus)
+    refuse_to_overwrite(args.output, args.claims, config.corpus)
+    if args.output is not None and not to_stdout and args.output.resolve() == config.out.resolve():
+        raise ConfigError(
+            f"--output and --out are both {args.output}: the rendering would replace the report"
+        )
     submission, stdin_context = _read_claims(args, config)
     corpus = load_corpus(config.corpus, config.max_input_bytes) if config.corpus is not None else None
     settings = AuditSettings(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,6 +24,7 @@ __all__ = [
     "add_store_options",
     "positive",
     "print_json",
+    "refuse_to_overwrite",
     "write_file",
 ]
 
@@ -87,6 +89,22 @@ class Progress:
 
 def print_json(value: Any, out: TextIO) -> None:
     print(json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2), file=out)
+
+
+def refuse_to_overwrite(target: Path | None, *inputs: Path | None) -> None:
+    """Stop before a command writes over one of its own inputs (``--out claims.json`` replaced
+    the answer being audited with its report; ``render r.json --output r.json`` the report)."""
+    if target is None or str(target) == "-" or not target.exists():
+        return
+    for source in inputs:
+        if source is None or str(source) == "-" or not source.exists():
+            continue
+        try:
+            same = os.path.samefile(target, source)
+        except OSError:
+            continue
+        if same:
+            raise ConfigError(f"{target}: that is the input {source}; writing there would destroy it")
 
 
 def write_file(path: Path, data: bytes) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, write_file
+from citeaudit.cli.common import EXIT_CLEAN, Parser, refuse_to_overwrite, write_file
 
 __all__ = ["add_parser", "run"]
 
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     from citeaudit.semantic.datasets import load_pairs
     from citeaudit.semantic.evaluate import evaluate
 
+    refuse_to_overwrite(args.out, args.file)
     judge = make_judge(args.judge, args.verdict_cache)
     result = evaluate(judge, load_pairs(args.dataset, args.file))
     result = {"dataset": args.dataset, **result}

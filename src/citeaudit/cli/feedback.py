@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from citeaudit.api import feedback, feedback_text
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser
+from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, refuse_to_overwrite
 from citeaudit.cli.render import emit
 from citeaudit.report.read import load_report
 
@@ -27,6 +27,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    refuse_to_overwrite(args.output, args.report)
     instructions = feedback(load_report(args.report))
     if args.format == "json":
         text = json.dumps(instructions, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

@@ -8,7 +8,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, write_file
+from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, refuse_to_overwrite, write_file
 from citeaudit.errors import InputError
 from citeaudit.formats.jsonload import read_input
 from citeaudit.report.formats import RenderContext, ReportFormat, render
@@ -62,6 +62,7 @@ def context_for(report: dict[str, Any], claims: Path | None) -> RenderContext:
 
 
 def run_render(args: argparse.Namespace, stdout: TextIO) -> int:
+    refuse_to_overwrite(args.output, args.report, args.input)
     report = load_report(args.report)
     fmt = ReportFormat(args.format)
     data = render(fmt, report, context_for(report, args.input))
@@ -79,6 +80,7 @@ def run_render(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def run_stats(args: argparse.Namespace, stdout: TextIO) -> int:
+    refuse_to_overwrite(args.output, *args.reports)
     groups = aggregate([load_report(p) for p in args.reports])
     text = {"table": to_table, "json": to_json, "prometheus": to_prometheus}[args.format](groups)
     emit(text.encode("utf-8"), args.output, stdout)

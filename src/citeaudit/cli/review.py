@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, refuse_to_overwrite, store_and_scope
 from citeaudit.cli.render import emit
 from citeaudit.config import load_config
 from citeaudit.errors import InputError
@@ -91,6 +91,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def run_list(args: argparse.Namespace, stdout: TextIO) -> int:
+    refuse_to_overwrite(args.output, args.report)
     config = load_config(Path.cwd(), args.config)
     digest = _submission_digest(args.report, load_report(args.report))
     from citeaudit.sources.reviews import ReviewBook
