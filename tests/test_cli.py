@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -286,3 +287,23 @@ def test_no_command_writes_over_its_own_input(seed: Path, args: list[str], messa
     result = run_cli(*args)
     assert (result.code, result.stderr) == (2, f"citeaudit: error: {message}\n")
     assert {p.name: p.read_bytes() for p in seed.iterdir() if p.is_file()} == before
+
+
+def test_a_mistyped_environment_variable_is_refused(seed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ignored in silence before: CITEAUDIT_OFLINE=1 in CI meant going online."""
+    monkeypatch.setenv("CITEAUDIT_OFLINE", "1")
+    result = run_cli("check", "claims.json", "--out", "r.json")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: CITEAUDIT_OFLINE: unknown setting; did you mean CITEAUDIT_OFFLINE?\n",
+    )
+    assert not Path("r.json").exists()
+
+
+def test_every_variable_the_code_reads_is_known() -> None:
+    from citeaudit.config import ENV_VARS, OTHER_ENV_VARS
+
+    read = set()
+    for path in (ROOT / "src" / "citeaudit").rglob("*.py"):
+        read |= set(re.findall(r"CITEAUDIT_[A-Z_]+[A-Z]", path.read_text("utf-8")))
+    assert read <= {*ENV_VARS.values(), *OTHER_ENV_VARS}

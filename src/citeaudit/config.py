@@ -8,6 +8,7 @@ Relative paths in a configuration file are relative to that file.
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from citeaudit.parallel import available_cpus
 from citeaudit.policy import Policy
 
-__all__ = ["ENV_VARS", "FAIL_ON", "Config", "load_config"]
+__all__ = ["ENV_VARS", "FAIL_ON", "OTHER_ENV_VARS", "Config", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -169,9 +170,30 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             raise ConfigError(f"{here}: unknown setting")
 
 
+# Read elsewhere: the configuration file's path, the llm judge's key (semantic/llm.py) and the
+# registry endpoints (resolve/registry.py).
+OTHER_ENV_VARS = (
+    "CITEAUDIT_CONFIG",
+    "CITEAUDIT_LLM_API_KEY",
+    "CITEAUDIT_CROSSREF_URL",
+    "CITEAUDIT_DATACITE_URL",
+    "CITEAUDIT_DOI_URL",
+    "CITEAUDIT_ARXIV_URL",
+)
+
+
+def _refuse_unknown_variables(environ: Mapping[str, str]) -> None:
+    """A mistyped variable would be ignored in silence (OFFLINE spelt OFLINE in CI went online)."""
+    known = sorted({*ENV_VARS.values(), *OTHER_ENV_VARS})
+    for var in sorted(v for v in environ if v.startswith("CITEAUDIT_") and v not in known):
+        close = difflib.get_close_matches(var, known, n=1)
+        raise ConfigError(f"{var}: unknown setting" + (f"; did you mean {close[0]}?" if close else ""))
+
+
 def load_config(cwd: Path, explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """Defaults, then the file, then the environment (flags are applied by the CLI)."""
     environ = os.environ if environ is None else environ
+    _refuse_unknown_variables(environ)
     values: dict[str, Any] = {}
     origin = "defaults"
     explicit = explicit or (Path(environ["CITEAUDIT_CONFIG"]) if environ.get("CITEAUDIT_CONFIG") else None)
