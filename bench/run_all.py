@@ -11,6 +11,7 @@ import sys
 
 from bench import (
     check_throughput,
+    hostile_input,
     judge_throughput,
     rag_latency,
     resolve_rate,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
     "semantic": ("The semantic stage: the rules judge on labelled public sets", semantic_eval),
     "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
+    "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
 }
 
 
