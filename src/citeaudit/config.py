@@ -41,6 +41,7 @@ class Config:
     jobs: int = field(default_factory=available_cpus)
     store_max_sources: int = 100_000  # per scope
     store_max_text_bytes: int = 64 * 1024 * 1024  # per revision
+    max_document_bytes: int = 256 * 1024 * 1024  # a PDF/HTML/text file given to sources add or snapshot
     severity: Mapping[str, str] = field(default_factory=dict)
     judge: str = "rules"  # the semantic stage's judge spec; "none" skips the stage
     verdict_cache: Path | None = None  # default: <cache>/verdicts for the nli and llm judges
@@ -66,6 +67,7 @@ ENV_VARS = {
     "scope": "CITEAUDIT_SCOPE",
     "store_max_sources": "CITEAUDIT_STORE_MAX_SOURCES",
     "store_max_text_bytes": "CITEAUDIT_STORE_MAX_TEXT_BYTES",
+    "max_document_bytes": "CITEAUDIT_MAX_DOCUMENT_BYTES",
     "judge": "CITEAUDIT_JUDGE",
     "verdict_cache": "CITEAUDIT_VERDICT_CACHE",
     "reviews": "CITEAUDIT_REVIEWS",
@@ -80,6 +82,7 @@ _INTS = {
     "jobs",
     "store_max_sources",
     "store_max_text_bytes",
+    "max_document_bytes",
 }
 
 

@@ -202,3 +202,19 @@ def test_snapshot_never_replaces_a_different_text_unasked(tmp_path: Path) -> Non
     assert replaced.stdout.endswith("characters=24 status=replaced\n")
     written = next(p for p in src.iterdir() if p.name != "10.0000_demo.9.txt")
     assert written.read_text("utf-8") == "Another text altogether."
+
+
+def test_a_document_over_the_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make_pdf(tmp_path / "paper.pdf")
+    size = (tmp_path / "paper.pdf").stat().st_size
+    with pytest.raises(SourceError) as caught:
+        extract_file(tmp_path / "paper.pdf", max_bytes=1000)
+    assert str(caught.value) == (
+        f"{tmp_path / 'paper.pdf'}: {size} bytes, over the document limit of 1000 (max_document_bytes)"
+    )
+    monkeypatch.setenv("CITEAUDIT_MAX_DOCUMENT_BYTES", "1000")
+    result = run_cli("sources", "add", tmp_path / "paper.pdf", "--id", "paper", "--store", tmp_path / "s.db",
+                     "--scope", "a/b")  # fmt: skip
+    assert (result.code, result.stderr) == (2, f"citeaudit: error: {caught.value}\n")

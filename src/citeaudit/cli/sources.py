@@ -141,7 +141,7 @@ def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
         elif args.action == "add":
             if args.file is None:
                 raise ConfigError("give the FILE to ingest, or --mcp to read through a document server")
-            text = extract_file(args.file)
+            text = extract_file(args.file, load_config(Path.cwd(), args.config).max_document_bytes)
             store.register(
                 scope, args.id, args.title or args.file.name, args.locator or str(args.file), args.kind
             )
@@ -208,8 +208,9 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO) -> int:
     doi = normalize_doi(args.doi)
     if not DOI_RE.match(doi):
         raise ConfigError(f"{args.doi!r} is not a DOI")
-    sources = args.sources or load_config(Path.cwd(), args.config).sources
-    text = extract_file(args.file)
+    config = load_config(Path.cwd(), args.config)
+    sources = args.sources or config.sources
+    text = extract_file(args.file, config.max_document_bytes)
     path = sources / hashed_name(doi, ".txt")
     # Reports rest on these files (often committed): a different text for the DOI is not
     # put in place of the one audits read now unless asked.

@@ -26,7 +26,13 @@ from citeaudit.sources.interface import normalize_newlines
 for _library in ("pypdf", "trafilatura"):
     logging.getLogger(_library).addHandler(logging.NullHandler())
 
-__all__ = ["SUPPORTED_SUFFIXES", "clean_pdf_pages", "extract_file", "extract_html"]
+__all__ = [
+    "DEFAULT_MAX_DOCUMENT_BYTES",
+    "SUPPORTED_SUFFIXES",
+    "clean_pdf_pages",
+    "extract_file",
+    "extract_html",
+]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".html", ".htm", ".pdf")
 
@@ -128,16 +134,25 @@ def _decode(path: Path, data: bytes) -> str:
         ) from None
 
 
-def extract_file(path: Path) -> str:
-    """The snapshot text of a file, by its suffix."""
+DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+
+def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES) -> str:
+    """The snapshot text of a file, by its suffix; a file over ``max_bytes`` is refused
+    before it is read (documents are untrusted input, like claims)."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise SourceError(
             f"{path}: unsupported file type {suffix or '(none)'}; use {', '.join(SUPPORTED_SUFFIXES)}"
         )
+    if not path.is_file():
+        raise SourceError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise SourceError(
+            f"{path}: {size} bytes, over the document limit of {max_bytes} (max_document_bytes)"
+        )
     if suffix == ".pdf":
-        if not path.is_file():
-            raise SourceError(f"{path}: no such file")
         return _extract_pdf(path)
     try:
         data = path.read_bytes()
