@@ -22,7 +22,9 @@ FORMATS = [f.value for f in ReportFormat]
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
-    render_cmd = commands.add_parser("render", help="render a report.json as Markdown, SARIF, JUnit or JSON")
+    render_cmd = commands.add_parser(
+        "render", help="render a report.json as Markdown, HTML, SARIF, JUnit or JSON"
+    )
     render_cmd.add_argument("report", type=Path, help="a report.json written by citeaudit check")
     render_cmd.add_argument("--format", required=True, choices=FORMATS, help="output format")
     render_cmd.add_argument("--output", type=Path, help="file to write [standard output]")
