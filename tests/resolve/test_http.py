@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import httpx
 import pytest
@@ -130,3 +131,18 @@ def test_requests_are_paced_by_the_rate() -> None:
 
     asyncio.run(go())
     assert clock.t == pytest.approx(1.0)  # five starts, 0.25 s apart
+
+
+async def _pieces(size: int) -> Any:
+    for _ in range(size // 100):
+        yield b"x" * 100
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+def test_an_answer_over_the_limit_is_refused_unread_and_not_retried(declared: bool) -> None:
+    clock = RecordingClock()
+    body: Any = b"x" * 2000 if declared else _pieces(2000)
+    client, seen = _client([httpx.Response(200, content=body)], clock, max_answer_bytes=1000)
+    with pytest.raises(HttpFailure, match=r"^the answer was over 1000 bytes$"):
+        _get(client)
+    assert len(seen) == 1

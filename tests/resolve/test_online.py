@@ -206,6 +206,22 @@ def test_a_truncated_answer_forever_is_could_not_check(registry: RegistryServer,
     assert answer.reason == "Crossref: the answer was not complete JSON after 5 attempts"
 
 
+def test_an_answer_over_the_size_limit_is_could_not_check(registry: RegistryServer, tmp_path: Path) -> None:
+    """A real record (a few kilobytes) from the replay server through a 500-byte limit."""
+    doi = "10.1002/ece3.2314"
+    resolver = _resolver(registry, tmp_path)
+    policy = RetryPolicy(base_delay=0.05, max_delay=0.2, max_answer_bytes=500)
+    resolver.client_factory = lambda: HttpClient(mailto="tests@example.org", policy=policy, clock=FastClock())
+    before = len(registry.log)
+    answer = resolver.resolve_many([doi])[doi]
+    assert (answer.status, answer.reason) == (
+        ResolutionStatus.UNAVAILABLE,
+        "Crossref: the answer was over 500 bytes",
+    )
+    asked = [path for path, _ in registry.log[before:] if path.startswith("/crossref/")]
+    assert len(asked) == 1  # refused, not asked again
+
+
 def test_announced_limits_are_kept(registry: RegistryServer, tmp_path: Path) -> None:
     """Single-route lookups (batching off by giving the DOIs one at a time) under enforced limits: no 429."""
     registry.enforce_limits = True

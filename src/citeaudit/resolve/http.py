@@ -66,6 +66,7 @@ class RetryPolicy:
     max_delay: float = 20.0
     max_retry_after: float = 60.0  # a server asking for longer than this is "could not check"
     timeout: float = 20.0
+    max_answer_bytes: int = 32 * 1024 * 1024  # registry answers are kilobytes; more is refused unread
 
     def backoff(self, attempt: int, rand: random.Random) -> float:
         """Full jitter: uniform in [0, min(cap, base · 2^attempt)]."""
@@ -187,8 +188,8 @@ class HttpClient:
             await limits.acquire()
             try:
                 self.requests += 1
-                response = await self._client.get(url, params=params, headers=headers)
-                body = await response.aread()
+                async with self._client.stream("GET", url, params=params, headers=headers) as response:
+                    body = await self._bounded_body(response)
             except httpx.TimeoutException:
                 last = f"timed out after {self.policy.timeout:g} s"
                 response = None
@@ -216,6 +217,22 @@ class HttpClient:
                 delay = self.policy.backoff(attempt, self.rand)
                 await self.clock.sleep(max(delay, retry_after or 0.0))
         raise HttpFailure(f"{last} after {self.policy.attempts} attempts")
+
+    async def _bounded_body(self, response: httpx.Response) -> bytes:
+        """The body, read only up to ``max_answer_bytes``: a larger answer is no registry's and
+        is refused at once, not retried (a mirror could otherwise fill the memory)."""
+        limit = self.policy.max_answer_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise HttpFailure(f"the answer was over {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise HttpFailure(f"the answer was over {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     async def aclose(self) -> None:
         await self._client.aclose()
