@@ -83,6 +83,13 @@ def test_a_client_error_is_not_retried() -> None:
     assert (verdict.label, verdict.signals, len(server.requests)) == ("unknown", ("J_HTTP_401",), 1)
 
 
+def test_an_answer_over_the_size_limit_is_unknown_and_not_asked_again() -> None:
+    """Read only up to the bound: an endpoint could otherwise fill the memory."""
+    with chat_server([Reply(content="x" * 5000), answer("entailed", ["q1"])]) as server:
+        verdict = judge_for(server.url, [], max_answer_bytes=1000).judge(CLAIM, FRAGMENTS)
+    assert (verdict.label, verdict.signals, len(server.requests)) == ("unknown", ("J_ANSWER_TOO_LARGE",), 1)
+
+
 def test_verdicts_are_cached_by_claim_fragments_and_judge(tmp_path: Path) -> None:
     with chat_server([answer("contradicted", ["q1"])] * 2) as server:
         cached = make_judge(f"llm:tiny-judge@{server.url}", tmp_path)

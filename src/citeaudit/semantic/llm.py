@@ -58,6 +58,7 @@ class LlmJudge:
         attempts: int = 3,
         sleep: Callable[[float], None] = time.sleep,
         transport: httpx.BaseTransport | None = None,
+        max_answer_bytes: int = 8 * 1024 * 1024,  # a verdict is a few hundred bytes
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -66,6 +67,7 @@ class LlmJudge:
         )
         self._model = model
         self._attempts = attempts
+        self._max_answer_bytes = max_answer_bytes
         self._sleep = sleep
         self._identity = JudgeIdentity("llm", model, PROMPT_VERSION)
 
@@ -89,6 +91,17 @@ class LlmJudge:
             "response_format": {"type": "json_object"},
             "messages": [{"role": "system", "content": INSTRUCTION}, {"role": "user", "content": user}],
         }
+
+    def _bounded_body(self, response: httpx.Response) -> bytes:
+        """The answer, read only up to ``max_answer_bytes`` (an endpoint could fill the memory)."""
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self._max_answer_bytes:
+                raise _TooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _parse(self, body: object, cited: set[str]) -> _Answer | None:
         try:
@@ -114,18 +127,23 @@ class LlmJudge:
                 self._sleep(wait)  # only between attempts, never after the last
             wait = 0.0
             try:
-                response = self._client.post("chat/completions", json=payload)
+                with self._client.stream("POST", "chat/completions", json=payload) as response:
+                    status, retry_after = response.status_code, _retry_after(response, attempt)
+                    body = self._bounded_body(response) if status == 200 else b""
             except httpx.TransportError:
                 reason, wait = "J_TIMEOUT_OR_CONNECTION", min(2.0**attempt, _MAX_RETRY_AFTER_S)
                 continue
-            if response.status_code == 429 or response.status_code >= 500:
-                reason, wait = f"J_HTTP_{response.status_code}", _retry_after(response, attempt)
+            except _TooLarge:
+                reason = "J_ANSWER_TOO_LARGE"
+                break  # not a verdict, and asking again would read as much
+            if status == 429 or status >= 500:
+                reason, wait = f"J_HTTP_{status}", retry_after
                 continue
-            if response.status_code != 200:
-                reason = f"J_HTTP_{response.status_code}"
+            if status != 200:
+                reason = f"J_HTTP_{status}"
                 break  # 4xx other than 429: asking again will not help
             try:
-                answer = self._parse(response.json(), cited)
+                answer = self._parse(json.loads(body), cited)
             except ValueError:
                 answer = None
             if answer is None:
@@ -142,6 +160,10 @@ class LlmJudge:
                 answer.confidence,
             )
         return Verdict("unknown", self._identity, signals=(reason,))
+
+
+class _TooLarge(Exception):
+    pass
 
 
 def _retry_after(response: httpx.Response, attempt: int) -> float:
