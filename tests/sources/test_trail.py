@@ -182,7 +182,8 @@ def test_a_prune_before_something_that_is_not_a_time_deletes_nothing(
          "usage: argument --since: 'last week' is not an ISO date or time (2026-11-23 or 2026-11-23T12:00:00Z) "
          "(see 'citeaudit history --help')"),
         (["history", "--revision", "2"], "--revision needs --source: the revision of which source?"),
-        (["history", "--source", "a", "--revision", "0"], "--revision: revisions count from 1, got 0"),
+        (["history", "--source", "a", "--revision", "0"],
+         "usage: argument --revision: expected a positive integer, got '0' (see 'citeaudit history --help')"),
     ],
 )  # fmt: skip
 def test_bad_trail_arguments_exit_2(tmp_path: Path, args: list[str], message: str) -> None:

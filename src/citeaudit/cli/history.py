@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, store_and_scope
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, positive, store_and_scope
 from citeaudit.cli.render import emit
 from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
@@ -45,7 +45,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     history.add_argument("--decision", choices=["reject", "manual_review", "regenerate_or_abstain", "accept"],
                          help="only audits that ended with this decision")  # fmt: skip
     history.add_argument("--source", help="only audits that cited this evidence-store source")
-    history.add_argument("--revision", type=int, help="with --source: only this revision")
+    history.add_argument("--revision", type=positive, help="with --source: only this revision")
     history.add_argument("--affected-by", metavar="SOURCE",
                          help="audits that cited a revision of SOURCE that is no longer current")  # fmt: skip
     history.add_argument("--format", choices=["table", "json"], default="table", help="[table]")
@@ -81,8 +81,6 @@ def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
     else:
         if args.revision is not None and not args.source:
             raise ConfigError("--revision needs --source: the revision of which source?")
-        if args.revision is not None and args.revision < 1:
-            raise ConfigError(f"--revision: revisions count from 1, got {args.revision}")
         wanted = (args.source, args.revision) if args.source else None
         records = trail.query(
             scope, since=args.since, labels=args.label, code=args.code, source=wanted, decision=args.decision

@@ -20,7 +20,7 @@ from citeaudit.cli.common import (
     store_and_scope,
     write_file,
 )
-from citeaudit.config import load_config
+from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError, SourceError
 from citeaudit.resolve.cache import hashed_name
 from citeaudit.sources.directory import SnapshotDirectory
@@ -106,10 +106,9 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     snapshot.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
 
 
-def _open(args: argparse.Namespace) -> tuple[EvidenceStore, Scope]:
+def _open(args: argparse.Namespace, config: Config) -> tuple[EvidenceStore, Scope]:
     from citeaudit.sources.store import Scope, StoreLimits, open_store  # SQLAlchemy only when used
 
-    config = load_config(Path.cwd(), args.config)
     target, scope = store_and_scope(config, args)
     limits = StoreLimits(config.store_max_sources, config.store_max_text_bytes)
     return open_store(target, limits), Scope.parse(scope)
@@ -123,7 +122,8 @@ def _pair(value: str) -> tuple[str, str]:
 
 
 def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
-    store, scope = _open(args)
+    config = load_config(Path.cwd(), args.config)
+    store, scope = _open(args, config)
     try:
         if args.action == "register":
             store.register(scope, args.id, args.title, args.locator, args.kind, args.filename)
@@ -141,7 +141,7 @@ def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
         elif args.action == "add":
             if args.file is None:
                 raise ConfigError("give the FILE to ingest, or --mcp to read through a document server")
-            text = extract_file(args.file, load_config(Path.cwd(), args.config).max_document_bytes)
+            text = extract_file(args.file, config.max_document_bytes)
             store.register(
                 scope, args.id, args.title or args.file.name, args.locator or str(args.file), args.kind
             )
@@ -178,7 +178,7 @@ def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Seed 002's quote(): exit 1 with the count when the fragment is not unique."""
-    store, scope = _open(args)
+    store, scope = _open(args, load_config(Path.cwd(), args.config))
     try:
         source = store.get(scope, args.source_id)
     finally:
