@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from citeaudit.core import AuditSettings
-from citeaudit.core import audit as run_audit
+from citeaudit.config import Config
 from citeaudit.formats import load_submission, parse_bytes
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.json import report_to_dict
-from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge, configured_judge
-from citeaudit.sources.corpus import Corpus, load_corpus
-from citeaudit.sources.directory import SnapshotDirectory
+from citeaudit.semantic.judge import Judge
+from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SourceLookup
+from citeaudit.wiring import FROM_CONFIG, FromConfig, build_auditor, build_judge
 
 __all__ = ["RepairResult", "audit", "feedback", "feedback_text", "repair_loop"]
 
@@ -39,75 +37,100 @@ def _submission(answer: Answer) -> Submission:
     return parse_bytes(raw, "<answer>")
 
 
+# What a library call is when no configuration is given: offline, in this process.
+LIBRARY_DEFAULTS = Config(offline=True, jobs=1)
+
+
+def _config(
+    config: Config | None,
+    *,
+    cache: str | Path | None = None,
+    sources: str | Path | None = None,
+    corpus: str | Path | None = None,
+    offline: bool | None = None,
+    mailto: str | None = None,
+    min_quote_length: int | None = None,
+    severity: Mapping[str, str] | None = None,
+    jobs: int | None = None,
+    judge: str | None = None,
+    verdict_cache: str | Path | None = None,
+) -> Config:
+    """The configuration of one call: ``config`` (else :data:`LIBRARY_DEFAULTS`), then the options."""
+    base = config if config is not None else LIBRARY_DEFAULTS
+    paths = {"cache": cache, "sources": sources, "corpus": corpus, "verdict_cache": verdict_cache}
+    changes: dict[str, Any] = {k: Path(v) for k, v in paths.items() if v is not None}
+    values = {"offline": offline, "mailto": mailto, "min_quote_length": min_quote_length, "jobs": jobs}
+    changes |= {k: v for k, v in values.items() if v is not None}
+    if judge is not None:
+        changes["judge"] = judge
+    if severity:
+        changes["severity"] = {**base.severity, **severity}
+    return replace(base, **changes)
+
+
 def audit(
     answer: Answer,
     *,
-    cache: str | Path = "cache",
-    sources: str | Path = "sources",
+    config: Config | None = None,
+    cache: str | Path | None = None,
+    sources: str | Path | None = None,
     corpus: str | Path | Corpus | None = None,
     store: SourceLookup | None = None,
-    offline: bool = True,
-    mailto: str = "",
-    min_quote_length: int = 30,
+    offline: bool | None = None,
+    mailto: str | None = None,
+    min_quote_length: int | None = None,
     severity: Mapping[str, str] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     trail: Any = None,
-    judge: Judge | str | None = "rules",
+    judge: Judge | str | object | None = FROM_CONFIG,
     verdict_cache: str | Path | None = None,
     reviews: Sequence[Review] = (),
 ) -> Report:
-    """Audit one answer; the same options as ``citeaudit check``.
+    """Audit one answer; the same options as ``citeaudit check``, built by the same composition
+    root (:mod:`citeaudit.wiring`).
 
-    ``offline`` defaults to True here: a library call touches the network only
-    when asked to. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`)
-    gets one record of the audit. ``judge`` is a judge or its spec (``rules``,
-    ``nli:MODEL``, ``llm:MODEL@URL``; None or ``none`` skips the semantic
-    stage), built as ``check --judge`` builds it: nli and llm verdicts are
-    cached in ``verdict_cache`` (default: ``verdicts`` under ``cache``), and
-    offline an nli model is read only from disk and an llm judge answers
-    only from that cache. Pass a judge object made once with
-    :func:`citeaudit.semantic.judge.make_judge` to load a model once for many
-    calls (:func:`repair_loop` does that for a spec). ``reviews`` are
-    applied if they are for this exact submission (a stale one raises
-    :class:`citeaudit.policy.ReviewError`). Bad input raises
-    :class:`citeaudit.InputError`.
+    ``config`` is a :class:`citeaudit.config.Config` (``citeaudit.config.load_config`` reads the
+    file and the environment as ``check`` does: its ``[severity]`` and ``[policy]`` apply); without
+    one the defaults are those of ``check`` except ``offline`` (True here: a library call touches
+    the network only when asked to) and ``jobs`` (1). Each option given overrides the
+    configuration. ``trail`` (a :class:`citeaudit.sources.trail.ScopedTrail`) gets one record of
+    the audit. ``judge`` is a judge or its spec (``rules``, ``nli:MODEL``, ``llm:MODEL@URL``; None
+    or ``none`` skips the semantic stage), built as ``check --judge`` builds it: nli and llm
+    verdicts are cached in ``verdict_cache`` (default: ``verdicts`` under ``cache``), and offline
+    an nli model is read only from disk and an llm judge answers only from that cache. Pass a
+    judge object made once with :func:`citeaudit.semantic.judge.make_judge` to load a model once
+    for many calls (:func:`repair_loop` does that for a spec). ``reviews`` are applied if they are
+    for this exact submission (a stale one raises :class:`citeaudit.policy.ReviewError`). Bad
+    input raises :class:`citeaudit.InputError`.
     """
     submission = _submission(answer)
-    doi_cache = DoiCache(Path(cache))
-    upstream = None
-    if not offline:
-        from citeaudit.resolve.registry import RegistryResolver
-
-        upstream = RegistryResolver(doi_cache, mailto=mailto)
-    loaded = load_corpus(Path(corpus)) if isinstance(corpus, str | Path) else corpus
-    report = run_audit(
-        submission,
-        resolver=CachingResolver(doi_cache, upstream),
-        snapshots=SnapshotDirectory(Path(sources)),
-        corpus=loaded,
-        store=store,
-        settings=AuditSettings(
-            min_quote_length=min_quote_length, severity=dict(severity or {}), offline=offline, jobs=jobs
-        ),
-        judge=_judge(judge, verdict_cache, cache, offline),
-        reviews=reviews,
-    )
-    if trail is not None:
-        trail.append(report)
-    return report
-
-
-def _judge(
-    judge: Judge | str | None, verdict_cache: str | Path | None, cache: str | Path, offline: bool
-) -> Judge | None:
-    if not isinstance(judge, str):
+    built: Judge | FromConfig = FROM_CONFIG  # a spec (or None: "none") is built from the configuration
+    spec: str | None = None
+    if isinstance(judge, str) or judge is None:
+        spec = "none" if judge is None else judge
+    elif not isinstance(judge, FromConfig):
         if verdict_cache is not None:
             raise ValueError(
                 "verdict_cache applies to a judge given by spec; wrap a judge object in CachedJudge"
             )
-        return judge
-    chosen = Path(verdict_cache) if verdict_cache is not None else None
-    return configured_judge(judge, verdict_cache=chosen, cache=Path(cache), offline=offline)
+        built = cast(Judge, judge)
+    effective = _config(
+        config,
+        cache=cache,
+        sources=sources,
+        corpus=corpus if isinstance(corpus, str | Path) else None,
+        offline=offline,
+        mailto=mailto,
+        min_quote_length=min_quote_length,
+        severity=severity,
+        jobs=jobs,
+        judge=spec,
+        verdict_cache=verdict_cache,
+    )
+    auditor = build_auditor(
+        effective, judge=built, corpus=corpus if isinstance(corpus, Corpus) else FROM_CONFIG
+    )
+    return auditor.audit(submission, store=store, reviews=reviews, trail=trail)
 
 
 RULE = (
@@ -228,12 +251,16 @@ def repair_loop(
     recorded in the history, and sends the result to a person. A judge given
     by spec is built once, for every round.
     """
-    spec = options.get("judge", "rules")
-    if isinstance(spec, str):
-        verdict_cache = options.pop("verdict_cache", None)
-        options["judge"] = _judge(
-            spec, verdict_cache, options.get("cache", "cache"), options.get("offline", True)
+    spec = options.get("judge", FROM_CONFIG)
+    if isinstance(spec, str | FromConfig):
+        known = ("cache", "offline", "verdict_cache", "min_quote_length", "severity", "jobs", "mailto")
+        judged = _config(
+            options.get("config"),
+            judge=spec if isinstance(spec, str) else None,
+            **{k: options[k] for k in known if k in options},
         )
+        options.pop("verdict_cache", None)
+        options["judge"] = build_judge(judged)
     history: list[dict[str, Any]] = []
     instructions: dict[str, Any] | None = None
     previous: dict[str, Any] | None = None

@@ -21,6 +21,7 @@ import uvicorn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citeaudit.config import Config
 from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
 from tests.conftest import GOLDEN, ROOT, run_cli
 
@@ -46,8 +47,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("service")
     shutil.copytree(GOLDEN / "seed000", root / "seed")
     keys = [ApiKey(hash_key(k), tenant, role, f"{tenant}-{role}") for (tenant, role), k in KEYS.items()]  # type: ignore[arg-type]
-    settings_ = ServiceSettings(store=str(root / "s.db"), keys=keys, cache=root / "seed" / "cache",
-                                sources=root / "seed" / "sources", max_body_bytes=200_000)  # fmt: skip
+    config = Config(cache=root / "seed" / "cache", sources=root / "seed" / "sources")
+    settings_ = ServiceSettings(store=str(root / "s.db"), keys=keys, config=config, max_body_bytes=200_000)
     port = _free_port()
     server = uvicorn.Server(
         uvicorn.Config(create_app(settings_), host="127.0.0.1", port=port, log_level="error")
@@ -262,8 +263,8 @@ def test_the_judge_is_the_operators_choice(tmp_path: Path) -> None:
 
     shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
     key = ApiKey(hash_key("k"), "acme", "auditor", "acme-auditor")
-    settings_ = ServiceSettings(store=str(tmp_path / "s.db"), keys=[key], cache=tmp_path / "seed" / "cache",
-                                sources=tmp_path / "seed" / "sources", judge=None)  # fmt: skip
+    config = Config(cache=tmp_path / "seed" / "cache", sources=tmp_path / "seed" / "sources", judge="none")
+    settings_ = ServiceSettings(store=str(tmp_path / "s.db"), keys=[key], config=config)
     with TestClient(create_app(settings_)) as c:
         report = c.post("/v1/audit", json=_claims(), headers={"Authorization": "Bearer k"}).json()["report"]
     assert report["settings"]["judge"] is None

@@ -1,5 +1,9 @@
 """The command line: argument parsing, exit codes, output. Nothing else.
 
+Each command is a module that registers its parser and, with
+``set_defaults(func=...)``, the function that runs it; the audits they run are
+built by the composition root (:mod:`citeaudit.wiring`).
+
 Exit codes: 0 clean; 1 citation errors found (for ``locate``: the fragment is
 not unique); 2 usage, configuration or input error; 3 nothing wrong was found
 but some citations could not be checked; 4 internal error (a bug); with
@@ -33,9 +37,10 @@ from citeaudit.cli.common import (
     EXIT_INTERNAL,
     EXIT_UNCHECKED,
     EXIT_USAGE,
+    Command,
     Parser,
 )
-from citeaudit.errors import CiteauditError, ConfigError
+from citeaudit.errors import CiteauditError
 
 __all__ = [
     "EXIT_CLEAN",
@@ -69,41 +74,8 @@ def build_parser() -> Parser:
 
 def _dispatch(argv: list[str] | None, stdout: TextIO, stderr: TextIO) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "check":
-        return check.run(args, stdout)
-    if args.command == "cache":
-        return cache.run(args, stdout)
-    if args.command == "eval":
-        return evaluate.run(args, stdout)
-    if args.command == "history":
-        return history.run_history(args, stdout)
-    if args.command == "trail":
-        return history.run_prune(args, stdout)
-    if args.command == "serve":
-        return serve.run_serve(args, stdout)
-    if args.command == "keys":
-        return serve.run_keys(args, stdout)
-    if args.command == "mcp":
-        return mcp.run(args, stdout)
-    if args.command == "review":
-        return review.run(args, stdout)
-    if args.command == "reviews":
-        return review.run_list(args, stdout)
-    if args.command == "feedback":
-        return feedback.run(args, stdout)
-    if args.command == "render":
-        return render.run_render(args, stdout)
-    if args.command == "stats":
-        return render.run_stats(args, stdout)
-    if args.command == "fetch":
-        return fetch.run(args, stdout)
-    if args.command == "sources":
-        return sources.run_sources(args, stdout)
-    if args.command == "locate":
-        return sources.run_locate(args, stdout, stderr)
-    if args.command == "snapshot":
-        return sources.run_snapshot(args, stdout)
-    raise ConfigError(f"unknown command {args.command!r}")
+    command: Command = args.func  # every command sets it (set_defaults), the subparsers are required
+    return command(args, stdout, stderr)
 
 
 def main(

@@ -5,11 +5,18 @@ one thing ``--offline`` cannot see. Files change only with ``--write``."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, EXIT_UNCHECKED, Parser
-from citeaudit.config import load_config
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_UNCHECKED,
+    Parser,
+    add_cache_option,
+    add_config_option,
+    add_mailto_option,
+    effective_config,
+)
 from citeaudit.resolve.cache import DoiCache
 from citeaudit.resolve.interface import Resolution, ResolutionStatus
 
@@ -24,12 +31,11 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="re-resolve every cached DOI and print what changed",
         description="Exit 0: nothing changed; 1: something changed; 3: some DOIs could not be looked up.",
     )
-    refresh.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
-    refresh.add_argument(
-        "--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]"
-    )
+    add_cache_option(refresh)
+    add_mailto_option(refresh)
     refresh.add_argument("--write", action="store_true", help="update the cache files with the new answers")
-    refresh.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+    add_config_option(refresh)
+    refresh.set_defaults(func=run)
 
 
 def _view(answer: Resolution) -> dict[str, Any]:
@@ -55,14 +61,14 @@ def describe_change(doi: str, old: Resolution, new: Resolution) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.resolve.registry import RegistryResolver
 
-    config = load_config(Path.cwd(), args.config)
-    cache = DoiCache(args.cache or config.cache)
+    config = effective_config(args)
+    cache = DoiCache(config.cache)
     dois = cache.dois()
     pinned = {doi: cache.get(doi) for doi in dois}
-    current = RegistryResolver(cache, mailto=args.mailto or config.mailto).resolve_many(dois)
+    current = RegistryResolver(cache, mailto=config.mailto).resolve_many(dois)
     changed = unchecked = 0
     for doi in dois:
         old, new = pinned[doi], current[doi]

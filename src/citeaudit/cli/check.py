@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from citeaudit.cli.common import (
     EXIT_CLEAN,
@@ -14,27 +13,28 @@ from citeaudit.cli.common import (
     EXIT_UNCHECKED,
     Parser,
     Progress,
+    add_cache_option,
+    add_corpus_option,
+    add_format_options,
+    add_judge_options,
+    add_mailto_option,
+    add_sources_option,
     add_store_options,
+    effective_config,
     positive,
     refuse_to_overwrite,
-    store_and_scope,
     write_file,
 )
-from citeaudit.config import FAIL_ON, Config, load_config
-from citeaudit.core import AuditSettings, Suggester, audit
+from citeaudit.config import FAIL_ON, Config
 from citeaudit.errors import ConfigError
 from citeaudit.formats import load_submission, submission_from_bytes
 from citeaudit.formats.jsonload import read_stream
-from citeaudit.model import Decision, Report, Review, Submission
+from citeaudit.model import Decision, Report, Submission
 from citeaudit.report.formats import RenderContext, ReportFormat, render
 from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
-from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge
-from citeaudit.sources.corpus import load_corpus
-from citeaudit.sources.directory import SnapshotDirectory
-from citeaudit.sources.interface import SourceLookup
+from citeaudit.wiring import build_auditor, open_evidence
 
-__all__ = ["add_parser", "exit_code", "resolver_for", "run"]
+__all__ = ["EXIT_MANUAL_REVIEW", "EXIT_REGENERATE", "add_parser", "exit_code", "run"]
 
 
 def _severity_pair(value: str) -> tuple[str, str]:
@@ -52,21 +52,16 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "Exit 0 clean, 1 errors, 2 bad input, 3 some citations could not be checked.",
     )
     check.add_argument("claims", type=Path, help="the claims file (JSON or BibTeX); - reads standard input")
-    check.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
-    check.add_argument("--sources", type=Path, help="text snapshot directory [CITEAUDIT_SOURCES; ./sources]")
-    check.add_argument(
-        "--corpus",
-        type=Path,
-        help="corpus for document citations: documents.json, a .jsonl file or a directory with "
-        "manifest.json [CITEAUDIT_CORPUS]",
-    )
+    add_cache_option(check)
+    add_sources_option(check)
+    add_corpus_option(check)
     check.add_argument(
         "--offline",
         action="store_true",
         default=None,
         help="never touch the network; a cache miss is E_NOT_CACHED [CITEAUDIT_OFFLINE]",
     )
-    check.add_argument("--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]")
+    add_mailto_option(check)
     check.add_argument(
         "--out", type=Path, help="where to write the report; - prints it [CITEAUDIT_OUT; ./report.json]"
     )
@@ -89,22 +84,12 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="processes for the per-source checks; the report is the same for any value "
         "[CITEAUDIT_JOBS; the number of CPUs]",
     )
-    check.add_argument(
-        "--format",
-        choices=[f.value for f in ReportFormat],
+    add_format_options(
+        check,
+        [f.value for f in ReportFormat],
         help="also render the report in this format (to --output, or standard output)",
     )
-    check.add_argument("--output", type=Path, help="where the --format rendering goes [standard output]")
-    check.add_argument(
-        "--judge",
-        help="semantic judge for the claims that pass every check: rules, nli:MODEL[?OPTIONS][#LABELS], "
-        "rules+SPEC, llm:MODEL@URL, or none [CITEAUDIT_JUDGE; rules]",
-    )
-    check.add_argument(
-        "--verdict-cache",
-        type=Path,
-        help="directory of cached verdicts [CITEAUDIT_VERDICT_CACHE; CACHE/verdicts for nli and llm]",
-    )
+    add_judge_options(check)
     check.add_argument(
         "--reviews",
         action="store_true",
@@ -119,59 +104,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "[CITEAUDIT_FAIL_ON; error]",
     )
     add_store_options(check)
-
-
-def _effective(args: argparse.Namespace, config: Config) -> Config:
-    """Flags win over the environment and the configuration file."""
-    names = (
-        "cache",
-        "sources",
-        "out",
-        "mailto",
-        "offline",
-        "min_quote_length",
-        "jobs",
-        "corpus",
-        "store",
-        "scope",
-        "judge",
-        "verdict_cache",
-        "reviews",
-        "fail_on",
-    )
-    changes: dict[str, object] = {
-        name: getattr(args, name) for name in names if getattr(args, name) is not None
-    }
-    if args.severity:
-        changes["severity"] = {**config.severity, **dict(args.severity)}
-    return replace(config, **changes)  # type: ignore[arg-type]
-
-
-def _open_scope(config: Config, args: argparse.Namespace) -> tuple[Any, Any] | None:
-    """The evidence store and scope, opened once for its citations, its trail and its reviews."""
-    if not (config.store or config.scope or config.reviews):
-        return None
-    from citeaudit.sources.store import Scope, open_store  # SQLAlchemy only when used
-
-    target, scope_text = store_and_scope(config, args)
-    return open_store(target), Scope.parse(scope_text)
-
-
-def resolver_for(config: Config) -> CachingResolver:
-    """Cache first; the registries only without --offline."""
-    cache = DoiCache(config.cache)
-    if config.offline:
-        return CachingResolver(cache)
-    from citeaudit.resolve.registry import RegistryResolver  # httpx only when going online
-
-    progress = Progress("resolving DOIs", sys.stderr)
-    return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto, progress=progress))
-
-
-def _suggester(config: Config) -> Suggester:
-    from citeaudit.resolve.search import BibliographicSearch
-
-    return BibliographicSearch(mailto=config.mailto)
+    check.set_defaults(func=run)
 
 
 # With --fail-on decision: an answer that is not accepted fails, each decision with its own code.
@@ -191,38 +124,23 @@ def exit_code(report: Report, fail_on: str = "error") -> int:
     }.get(report.decision, EXIT_ERRORS)
 
 
-def judge_for(config: Config) -> Judge | None:
-    """The configured judge, its verdicts cached for the backends that cost something."""
-    from citeaudit.semantic.judge import configured_judge
-
-    return configured_judge(
-        config.judge, verdict_cache=config.verdict_cache, cache=config.cache, offline=config.offline
-    )
-
-
-def _reviews(config: Config, store: Any, scope: Any, submission: Submission) -> list[Review]:
-    if not config.reviews:
-        return []
-    from citeaudit.sources.reviews import ReviewBook
-
-    return ReviewBook(store).latest_for(scope.tenant, submission.digest)
-
-
 STDIN_NAME = "<stdin>"
 
 
-def _read_claims(args: argparse.Namespace, config: Config) -> tuple[Submission, RenderContext | None]:
+def _read_claims(
+    args: argparse.Namespace, config: Config, stdin: BinaryIO
+) -> tuple[Submission, RenderContext | None]:
     """The submission, and for standard input what a rendering needs of it (a file is read again)."""
     if str(args.claims) != "-":
         bounds = {"max_bytes": config.max_input_bytes, "max_depth": config.max_depth}
         return load_submission(args.claims, **bounds), None
-    data = read_stream(sys.stdin.buffer, STDIN_NAME, config.max_input_bytes)
+    data = read_stream(stdin, STDIN_NAME, config.max_input_bytes)
     submission = submission_from_bytes(data, STDIN_NAME, max_depth=config.max_depth)
     return submission, RenderContext(input_uri="stdin", input_text=data.decode("utf-8", "replace"))
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    config = _effective(args, load_config(Path.cwd(), args.config))
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    config = effective_config(args)
     to_stdout = str(config.out) == "-"
     if to_stdout and args.format and args.output is None:
         raise ConfigError("--out - and --format without --output would both write to standard output")
@@ -232,45 +150,21 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         raise ConfigError(
             f"--output and --out are both {args.output}: the rendering would replace the report"
         )
-    submission, stdin_context = _read_claims(args, config)
-    corpus = load_corpus(config.corpus, config.max_input_bytes) if config.corpus is not None else None
-    settings = AuditSettings(
-        min_quote_length=config.min_quote_length,
-        severity=config.severity,
-        offline=config.offline,
-        jobs=config.jobs,
-        policy=config.policy,
-    )
-    opened = _open_scope(config, args)
-    lookup: SourceLookup | None = None
-    trail: Any = None  # every audit with a store is recorded in its scope's trail
-    reviews: list[Review] = []
-    if opened is not None:
-        from citeaudit.sources.store import ScopedLookup
-        from citeaudit.sources.trail import ScopedTrail, Trail
-
-        store, scope = opened
-        lookup, trail = ScopedLookup(store, scope), ScopedTrail(Trail(store), scope)
-        reviews = _reviews(config, store, scope, submission)
-    judge = judge_for(config)
-    report = audit(
-        submission,
-        resolver=resolver_for(config),
-        snapshots=SnapshotDirectory(config.sources),
-        corpus=corpus,
-        store=lookup,
-        suggester=None if config.offline else _suggester(config),
-        settings=settings,
-        judge=judge,
-        reviews=reviews,
-    )
+    submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
+    auditor = build_auditor(config, progress=Progress("resolving DOIs", stderr))
+    evidence = open_evidence(config)  # every audit with a store is recorded in its scope's trail
+    if evidence is None:
+        report = auditor.audit(submission)
+    else:
+        reviews = evidence.reviews_for(submission) if config.reviews else []
+        report = auditor.audit(submission, store=evidence.lookup(), reviews=reviews)
     as_dict = report_to_dict(report)
     if to_stdout:
         stdout.write(dump_report_dict(as_dict).decode("utf-8"))
     else:
         write_file(config.out, dump_report_dict(as_dict))
-    if trail is not None:
-        trail.append(report)
+    if evidence is not None:
+        evidence.trail().append(report)
     # The seed's summary line as it was, then the decision on a line of its own.
     summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
     summary += f"decision={report.decision.value} status={report.status.value}"
@@ -279,9 +173,9 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
 
         context = stdin_context or context_for(as_dict, args.claims)
         emit(render(ReportFormat(args.format), as_dict, context), args.output, stdout)
-        print(summary, file=sys.stderr if args.output is None else stdout)
+        print(summary, file=stderr if args.output is None else stdout)
     elif to_stdout:
-        print(summary, file=sys.stderr)
+        print(summary, file=stderr)
     else:
         print(summary, file=stdout)
         if stdout.isatty():

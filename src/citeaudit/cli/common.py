@@ -1,17 +1,21 @@
 """What every command shares: exit codes, the parser class, argument types,
-store options, and output helpers."""
+the options several commands take (each defined once, with one help text),
+the configuration they make, and output helpers."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.config import Config
+from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError
 from citeaudit.resolve.cache import atomic_write
+from citeaudit.semantic.judge import JUDGE_SPECS
 
 __all__ = [
     "EXIT_CLEAN",
@@ -19,9 +23,21 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_UNCHECKED",
     "EXIT_USAGE",
+    "Command",
     "Parser",
     "Progress",
+    "add_cache_option",
+    "add_config_option",
+    "add_corpus_option",
+    "add_format_options",
+    "add_judge_option",
+    "add_judge_options",
+    "add_mailto_option",
+    "add_sources_option",
+    "add_store_option",
     "add_store_options",
+    "add_verdict_cache_option",
+    "effective_config",
     "positive",
     "print_json",
     "refuse_to_overwrite",
@@ -52,12 +68,117 @@ def positive(value: str) -> int:
     return number
 
 
-def add_store_options(parser: argparse.ArgumentParser) -> None:
+# What a command's ``set_defaults(func=...)`` names: it gets the arguments and both streams.
+Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+
+
+def add_store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store", help="evidence store: a SQLite file or a postgresql:// URL [CITEAUDIT_STORE]"
     )
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """--store, --scope and --config."""
+    add_store_option(parser)
     parser.add_argument("--scope", help="TENANT/USER whose sources are used [CITEAUDIT_SCOPE]")
-    parser.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+    add_config_option(parser)
+
+
+def add_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
+
+
+def add_sources_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sources", type=Path, help="text snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+
+
+def add_corpus_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="corpus for document citations: documents.json, a .jsonl file or a directory with "
+        "manifest.json [CITEAUDIT_CORPUS]",
+    )
+
+
+def add_mailto_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]"
+    )
+
+
+JUDGE_HELP = "semantic judge: " + " | ".join(JUDGE_SPECS.values())
+
+
+def add_judge_option(parser: argparse.ArgumentParser, *, configured: bool = True) -> None:
+    """--judge; ``configured``: it has a setting and an environment variable (``eval`` has neither)."""
+    if configured:
+        parser.add_argument("--judge", help=f"{JUDGE_HELP} [CITEAUDIT_JUDGE; rules]")
+    else:
+        parser.add_argument("--judge", default="rules", help=f"{JUDGE_HELP} [rules]")
+
+
+def add_verdict_cache_option(parser: argparse.ArgumentParser, *, configured: bool = True) -> None:
+    default = " [CITEAUDIT_VERDICT_CACHE; CACHE/verdicts for nli and llm]" if configured else ""
+    parser.add_argument(
+        "--verdict-cache", type=Path, metavar="DIR", help=f"directory of cached verdicts{default}"
+    )
+
+
+def add_judge_options(parser: argparse.ArgumentParser, *, configured: bool = True) -> None:
+    """--judge and --verdict-cache."""
+    add_judge_option(parser, configured=configured)
+    add_verdict_cache_option(parser, configured=configured)
+
+
+def add_format_options(
+    parser: argparse.ArgumentParser,
+    choices: Iterable[str],
+    *,
+    default: str | None = None,
+    required: bool = False,
+    help: str = "output format",
+) -> None:
+    """--format (from the table of formats the command renders) and --output."""
+    names = list(choices)
+    shown = f"{help} [{default}]" if default is not None else help
+    parser.add_argument("--format", choices=names, default=default, required=required, help=shown)
+    parser.add_argument("--output", type=Path, help="file to write [standard output]")
+
+
+# The settings a flag of the same name overrides (flags win over the environment and the file).
+_FLAG_SETTINGS = (
+    "cache",
+    "sources",
+    "out",
+    "mailto",
+    "offline",
+    "min_quote_length",
+    "jobs",
+    "corpus",
+    "store",
+    "scope",
+    "judge",
+    "verdict_cache",
+    "reviews",
+    "fail_on",
+)
+
+
+def effective_config(args: argparse.Namespace, cwd: Path | None = None) -> Config:
+    """The configuration file and the environment (``load_config``), then the command's flags."""
+    config = load_config(cwd or Path.cwd(), getattr(args, "config", None))
+    changes: dict[str, object] = {
+        name: value for name in _FLAG_SETTINGS if (value := getattr(args, name, None)) is not None
+    }
+    if getattr(args, "severity", None):
+        changes["severity"] = {**config.severity, **dict(args.severity)}
+    return replace(config, **changes)  # type: ignore[arg-type]
 
 
 def store_and_scope(config: Config, args: argparse.Namespace) -> tuple[str, str]:

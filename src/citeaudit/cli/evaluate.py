@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, refuse_to_overwrite, write_file
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_judge_options, refuse_to_overwrite, write_file
 
 __all__ = ["add_parser", "run"]
 
@@ -18,16 +18,12 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     parser = commands.add_parser("eval", help="measure a semantic judge on a labelled dataset")
     parser.add_argument("file", type=Path, help="the dataset's JSONL file")
     parser.add_argument("--dataset", required=True, choices=sorted(DATASETS), help="how to read FILE")
-    parser.add_argument(
-        "--judge",
-        default="rules",
-        help="rules | nli:MODEL[?OPTIONS][#LABELS] | llm:MODEL@BASE_URL | rules+SPEC [rules]",
-    )
-    parser.add_argument("--verdict-cache", type=Path, metavar="DIR", help="cache verdicts in DIR")
+    add_judge_options(parser, configured=False)
     parser.add_argument("--out", type=Path, help="also write the JSON result here")
+    parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.semantic import make_judge
     from citeaudit.semantic.datasets import load_pairs
     from citeaudit.semantic.evaluate import evaluate

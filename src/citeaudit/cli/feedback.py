@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from citeaudit.api import feedback, feedback_text
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, refuse_to_overwrite
+from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, add_format_options, refuse_to_overwrite
 from citeaudit.cli.render import emit
 from citeaudit.report.read import load_report
 
@@ -22,11 +22,11 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Exit 0 when there is nothing to fix, 1 when there is.",
     )
     cmd.add_argument("report", type=Path, help="a report.json written by citeaudit check")
-    cmd.add_argument("--format", choices=["text", "json"], default="text", help="[text]")
-    cmd.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_format_options(cmd, ["text", "json"], default="text")
+    cmd.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, args.report)
     instructions = feedback(load_report(args.report))
     if args.format == "json":

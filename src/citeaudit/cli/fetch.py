@@ -9,12 +9,20 @@ from pathlib import Path
 from typing import TextIO
 
 from citeaudit.checks.doi import DOI_RE, normalize_doi
-from citeaudit.cli.check import resolver_for
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_UNCHECKED, Parser
-from citeaudit.config import load_config
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_UNCHECKED,
+    Parser,
+    Progress,
+    add_cache_option,
+    add_config_option,
+    add_mailto_option,
+    effective_config,
+)
 from citeaudit.formats import load_submission
 from citeaudit.model import DoiSource
 from citeaudit.resolve.interface import ResolutionStatus
+from citeaudit.wiring import build_resolver
 
 __all__ = ["add_parser", "run"]
 
@@ -26,14 +34,14 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Exit 0 when every DOI got a final answer, 3 when some could not be looked up.",
     )
     fetch.add_argument("claims", type=Path, help="the claims file (JSON)")
-    fetch.add_argument("--cache", type=Path, help="registry cache directory [CITEAUDIT_CACHE; ./cache]")
-    fetch.add_argument("--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]")
-    fetch.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+    add_cache_option(fetch)
+    add_mailto_option(fetch)
+    add_config_option(fetch)
+    fetch.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    config = load_config(Path.cwd(), args.config)
-    config = replace(config, offline=False, **{k: v for k in ("cache", "mailto") if (v := getattr(args, k))})
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    config = replace(effective_config(args), offline=False)  # fetching is going online
     submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
     dois = sorted(
@@ -43,7 +51,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             if isinstance(c.source, DoiSource) and DOI_RE.match(d := normalize_doi(c.source.doi))
         }
     )
-    answers = resolver_for(config).resolve_many(dois)
+    answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois)
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():
         counts[answer.status] += 1

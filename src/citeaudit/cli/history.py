@@ -10,10 +10,18 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, positive, store_and_scope
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    Parser,
+    add_format_options,
+    add_store_options,
+    positive,
+    store_and_scope,
+)
 from citeaudit.cli.render import emit
 from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
+from citeaudit.model import Decision
 
 __all__ = ["add_parsers", "run_history", "run_prune"]
 
@@ -42,15 +50,15 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     history.add_argument("--label", type=_label, action="append", default=[], metavar="KEY=VALUE",
                          help="only audits whose submission has this label; repeatable")  # fmt: skip
     history.add_argument("--code", help="only audits with this finding code on some claim")
-    history.add_argument("--decision", choices=["reject", "manual_review", "regenerate_or_abstain", "accept"],
+    history.add_argument("--decision", choices=[d.value for d in Decision],
                          help="only audits that ended with this decision")  # fmt: skip
     history.add_argument("--source", help="only audits that cited this evidence-store source")
     history.add_argument("--revision", type=positive, help="with --source: only this revision")
     history.add_argument("--affected-by", metavar="SOURCE",
                          help="audits that cited a revision of SOURCE that is no longer current")  # fmt: skip
-    history.add_argument("--format", choices=["table", "json"], default="table", help="[table]")
-    history.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_format_options(history, ["table", "json"], default="table")
     add_store_options(history)
+    history.set_defaults(func=run_history)
 
     trail = commands.add_parser("trail", help="administer the audit trail")
     actions = trail.add_subparsers(dest="action", required=True, parser_class=Parser)
@@ -59,6 +67,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         "--before", required=True, type=_moment, help="ISO date or time; older records are deleted"
     )
     add_store_options(prune)
+    prune.set_defaults(func=run_prune)
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -70,7 +79,7 @@ def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return store, Trail(store), Scope.parse(scope)
 
 
-def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_history(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     store, trail, scope = _open(args)
     if args.affected_by:
         source = store.get(scope, args.affected_by, with_text=False)
@@ -102,7 +111,7 @@ def run_history(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def run_prune(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_prune(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     _, trail, scope = _open(args)
     print(f"pruned={trail.prune(scope, args.before)} before={args.before} scope={scope}", file=stdout)
     return EXIT_CLEAN

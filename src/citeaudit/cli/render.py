@@ -8,10 +8,17 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, refuse_to_overwrite, write_file
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    Parser,
+    add_format_options,
+    refuse_to_overwrite,
+    write_file,
+)
 from citeaudit.errors import InputError
 from citeaudit.formats.jsonload import read_input
-from citeaudit.report.formats import RenderContext, ReportFormat, render
+from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat, render
 from citeaudit.report.markdown import verify_markdown
 from citeaudit.report.read import load_report
 from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
@@ -19,15 +26,15 @@ from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
 __all__ = ["add_parsers", "emit", "run_render", "run_stats"]
 
 FORMATS = [f.value for f in ReportFormat]
+STATS_FORMATS = ["table", "json", "prometheus"]
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     render_cmd = commands.add_parser(
-        "render", help="render a report.json as Markdown, HTML, SARIF, JUnit or JSON"
+        "render", help="render a report.json as " + ", ".join(FORMAT_NAMES.values())
     )
     render_cmd.add_argument("report", type=Path, help="a report.json written by citeaudit check")
-    render_cmd.add_argument("--format", required=True, choices=FORMATS, help="output format")
-    render_cmd.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_format_options(render_cmd, FORMATS, required=True)
     render_cmd.add_argument(
         "--input",
         type=Path,
@@ -39,12 +46,13 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="ARTIFACT",
         help="check that ARTIFACT is exactly this rendering, intact",
     )
+    render_cmd.set_defaults(func=run_render)
     stats = commands.add_parser(
         "stats", help="metrics over many reports, grouped by labels and checker version"
     )
     stats.add_argument("reports", type=Path, nargs="+", help="report.json files")
-    stats.add_argument("--format", choices=["table", "json", "prometheus"], default="table", help="[table]")
-    stats.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_format_options(stats, STATS_FORMATS, default="table")
+    stats.set_defaults(func=run_stats)
 
 
 def emit(data: bytes, output: Path | None, stdout: TextIO) -> None:
@@ -63,7 +71,7 @@ def context_for(report: dict[str, Any], claims: Path | None) -> RenderContext:
     return RenderContext(input_uri=claims.as_posix(), input_text=data.decode("utf-8", "replace"))
 
 
-def run_render(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_render(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, args.report, args.input)
     report = load_report(args.report)
     fmt = ReportFormat(args.format)
@@ -81,7 +89,7 @@ def run_render(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def run_stats(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, *args.reports)
     groups = aggregate([load_report(p) for p in args.reports])
     text = {"table": to_table, "json": to_json, "prometheus": to_prometheus}[args.format](groups)

@@ -12,7 +12,14 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, add_store_options, refuse_to_overwrite, store_and_scope
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    Parser,
+    add_format_options,
+    add_store_options,
+    refuse_to_overwrite,
+    store_and_scope,
+)
 from citeaudit.cli.render import emit
 from citeaudit.config import load_config
 from citeaudit.errors import InputError
@@ -44,6 +51,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "the submission the report was made from",
     )
     add_store_options(cmd)
+    cmd.set_defaults(func=run)
 
     log = commands.add_parser(
         "reviews",
@@ -52,9 +60,9 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "the latest per claim is the one `check --reviews` applies.",
     )
     log.add_argument("report", type=Path, help="a report.json written by citeaudit check")
-    log.add_argument("--format", choices=["table", "json"], default="table", help="[table]")
-    log.add_argument("--output", type=Path, help="file to write [standard output]")
+    add_format_options(log, ["table", "json"], default="table")
     add_store_options(log)
+    log.set_defaults(func=run_list)
 
 
 def _submission_digest(path: Path, report: dict[str, Any]) -> str:
@@ -64,7 +72,7 @@ def _submission_digest(path: Path, report: dict[str, Any]) -> str:
     return digest
 
 
-def run(args: argparse.Namespace, stdout: TextIO) -> int:
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     config = load_config(Path.cwd(), args.config)
     report = load_report(args.report)
     digest = _submission_digest(args.report, report)
@@ -90,7 +98,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def run_list(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_list(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, args.report)
     config = load_config(Path.cwd(), args.config)
     digest = _submission_digest(args.report, load_report(args.report))

@@ -7,13 +7,21 @@ import json
 import os
 import secrets
 import socket
-from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.cli.check import judge_for
-from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, write_file
-from citeaudit.config import load_config
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    Parser,
+    add_cache_option,
+    add_config_option,
+    add_judge_options,
+    add_sources_option,
+    add_store_option,
+    effective_config,
+    positive,
+    write_file,
+)
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parsers", "run_keys", "run_serve"]
@@ -38,29 +46,21 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     serve = commands.add_parser("serve", help="the HTTP API (FastAPI on uvicorn), with tenants and roles")
-    serve.add_argument(
-        "--store", help="evidence store: a SQLite file or a postgresql:// URL [CITEAUDIT_STORE]"
-    )
+    add_store_option(serve)
     serve.add_argument(
         "--keys", type=Path, required=True, help="TOML file of hashed API keys (citeaudit keys add)"
     )
     serve.add_argument("--host", default="127.0.0.1", help="[127.0.0.1]")
     serve.add_argument("--port", type=_port, default=8080, help="[8080]")
-    serve.add_argument(
-        "--cache", type=Path, help="registry cache directory, read only [CITEAUDIT_CACHE; ./cache]"
-    )
-    serve.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    add_cache_option(serve)
+    add_sources_option(serve)
     serve.add_argument(
         "--max-body-bytes", type=positive, default=2_000_000, help="request body limit [2000000]"
     )
-    serve.add_argument(
-        "--judge", help="judge for the audits: rules, nli:MODEL, llm:MODEL@URL, rules+SPEC or none [rules]"
-    )
-    serve.add_argument(
-        "--verdict-cache", type=Path, help="cached verdicts [CACHE/verdicts for nli and llm judges]"
-    )
+    add_judge_options(serve)
     serve.add_argument("--openapi", action="store_true", help="print the OpenAPI schema and exit")
-    serve.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+    add_config_option(serve)
+    serve.set_defaults(func=run_serve)
 
     keys = commands.add_parser("keys", help="manage the HTTP API's keys")
     actions = keys.add_subparsers(dest="action", required=True, parser_class=Parser)
@@ -71,9 +71,10 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     add.add_argument("--tenant", required=True)
     add.add_argument("--role", required=True, choices=["auditor", "ingester", "reviewer", "admin"])
     add.add_argument("--name", default="", help="who holds the key (recorded with reviews)")
+    add.set_defaults(func=run_keys)
 
 
-def run_keys(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.service.http import hash_key, load_keys
     from citeaudit.sources.store import Scope
 
@@ -91,25 +92,14 @@ def run_keys(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def run_serve(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.service.http import ServiceSettings, create_app, load_keys
 
-    config = load_config(Path.cwd(), args.config)
-    store = args.store or config.store
-    if not store:
+    config = effective_config(args)
+    if not config.store:
         raise ConfigError("no evidence store: give --store (a SQLite file or a postgresql:// URL)")
-    cache = args.cache or config.cache
-    # The service reads registries offline; a judge's own endpoint is the operator's explicit choice.
-    judged = replace(config, cache=cache, judge=args.judge or config.judge, offline=False,
-                     verdict_cache=args.verdict_cache or config.verdict_cache)  # fmt: skip
     settings = ServiceSettings(
-        store=store,
-        keys=load_keys(args.keys),
-        cache=cache,
-        sources=args.sources or config.sources,
-        max_body_bytes=args.max_body_bytes,
-        min_quote_length=config.min_quote_length,
-        judge=judge_for(judged),
+        store=config.store, keys=load_keys(args.keys), config=config, max_body_bytes=args.max_body_bytes
     )
     app = create_app(settings)
     if args.openapi:

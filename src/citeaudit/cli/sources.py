@@ -14,6 +14,8 @@ from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
     Parser,
+    add_config_option,
+    add_sources_option,
     add_store_options,
     positive,
     print_json,
@@ -47,6 +49,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     register.add_argument("--kind", default="document", help="kind of source [document]")
     register.add_argument("--filename", help="the file a document server must return for it (MCP ingestion)")
     add_store_options(register)
+    register.set_defaults(func=run_sources)
 
     add = actions.add_parser(
         "add",
@@ -68,25 +71,30 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         "--timeout", type=float, default=10.0, help="with --mcp: seconds to wait for the read [10]"
     )
     add_store_options(add)
+    add.set_defaults(func=run_sources)
 
     listing = actions.add_parser("list", help="the sources of a scope with their current revisions")
     add_store_options(listing)
+    listing.set_defaults(func=run_sources)
 
     show = actions.add_parser("show", help="one source: its description and current (or given) revision")
     show.add_argument("source_id")
     show.add_argument("--revision", type=positive, help="a revision other than the current one")
     show.add_argument("--text", action="store_true", help="include the text")
     add_store_options(show)
+    show.set_defaults(func=run_sources)
 
     remove = actions.add_parser("remove", help="withdraw a source; its citations become invalid for good")
     remove.add_argument("source_id")
     add_store_options(remove)
+    remove.set_defaults(func=run_sources)
 
     export = actions.add_parser("export", help="write a revision (description, digest, text) as JSON")
     export.add_argument("source_id")
     export.add_argument("--revision", type=positive, help="a revision other than the current one")
     export.add_argument("--out", type=Path, help="file to write [standard output]")
     add_store_options(export)
+    export.set_defaults(func=run_sources)
 
     locate = commands.add_parser(
         "locate", help="the citation object for a fragment that occurs exactly once in a source"
@@ -95,15 +103,17 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     locate.add_argument("fragment")
     locate.add_argument("--id", help="citation id to put in the object")
     add_store_options(locate)
+    locate.set_defaults(func=run_locate)
 
     snapshot = commands.add_parser("snapshot", help="extract the text of a PDF/HTML/text file into --sources")
     snapshot.add_argument("file", type=Path)
     snapshot.add_argument("--doi", required=True, help="the DOI the text belongs to")
-    snapshot.add_argument("--sources", type=Path, help="snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+    add_sources_option(snapshot)
     snapshot.add_argument(
         "--replace", action="store_true", help="put the text in place of a different snapshot of the DOI"
     )
-    snapshot.add_argument("--config", type=Path, help="configuration file [CITEAUDIT_CONFIG]")
+    add_config_option(snapshot)
+    snapshot.set_defaults(func=run_snapshot)
 
 
 def _open(args: argparse.Namespace, config: Config) -> tuple[EvidenceStore, Scope]:
@@ -121,7 +131,7 @@ def _pair(value: str) -> tuple[str, str]:
     return key, val
 
 
-def run_sources(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_sources(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     config = load_config(Path.cwd(), args.config)
     store, scope = _open(args, config)
     try:
@@ -204,7 +214,7 @@ def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def run_snapshot(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     doi = normalize_doi(args.doi)
     if not DOI_RE.match(doi):
         raise ConfigError(f"{args.doi!r} is not a DOI")

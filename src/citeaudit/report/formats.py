@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["RenderContext", "ReportFormat", "canonical_bytes", "render"]
+__all__ = ["FORMAT_NAMES", "RenderContext", "ReportFormat", "canonical_bytes", "render"]
 
 
 class ReportFormat(StrEnum):
@@ -18,6 +18,16 @@ class ReportFormat(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     HTML = "html"
+
+
+# What each format is called in help texts and the README.
+FORMAT_NAMES: dict[ReportFormat, str] = {
+    ReportFormat.JSON: "JSON",
+    ReportFormat.MARKDOWN: "Markdown",
+    ReportFormat.SARIF: "SARIF",
+    ReportFormat.JUNIT: "JUnit",
+    ReportFormat.HTML: "HTML",
+}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from citeaudit.errors import ConfigError
 from citeaudit.model import VERDICTS, JudgeIdentity, Verdict, VerdictLabel
 
 __all__ = [
+    "JUDGE_SPECS",
     "VERDICTS",
     "Fragment",
     "Judge",
@@ -53,6 +54,16 @@ class Judge(Protocol):
     def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
         """Several claims at once; a backend that batches (``nli``) is faster here."""
         ...
+
+
+# Every judge a spec can name, as its spec is written: help texts and the README list these.
+JUDGE_SPECS: dict[str, str] = {
+    "rules": "rules",
+    "nli": "nli:MODEL[?OPTIONS][#LABELS]",
+    "llm": "llm:MODEL@URL",
+    "cascade": "rules+SPEC",
+    "none": "none",
+}
 
 
 def judge_each(judge: Judge, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:

@@ -29,20 +29,17 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from citeaudit import __version__
-from citeaudit.core import AuditSettings, audit
+from citeaudit.config import Config
 from citeaudit.errors import CiteauditError, ConfigError
 from citeaudit.formats import parse_bytes
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import dump_report_dict, report_to_dict
-from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge
-from citeaudit.semantic.rules import RulesJudge
-from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.reviews import ReviewBook
 from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, Scope, ScopedLookup, StoreError, open_store
 from citeaudit.sources.trail import Trail
+from citeaudit.wiring import service_auditor
 
 __all__ = ["ROLES", "ApiKey", "ServiceSettings", "create_app", "hash_key", "load_keys"]
 
@@ -107,11 +104,10 @@ def load_keys(path: Path, *, require_one: bool = True) -> list[ApiKey]:
 class ServiceSettings:
     store: str
     keys: list[ApiKey]
-    cache: Path = Path("cache")
-    sources: Path = Path("sources")
+    # What the audits are built from (citeaudit.wiring.service_auditor): the cache, the snapshots,
+    # the [severity] and [policy] tables, the judge (judge = "none": no semantic stage).
+    config: Config = field(default_factory=Config)
     max_body_bytes: int = 2_000_000
-    min_quote_length: int = 30
-    judge: Judge | None = field(default_factory=RulesJudge)  # None: no semantic stage
     counters: Counter[str] = field(default_factory=Counter)
 
 
@@ -238,6 +234,7 @@ class _Records:
 
 
 def create_app(settings: ServiceSettings) -> FastAPI:
+    auditor = service_auditor(settings.config)
     store = open_store(settings.store)
     records = _Records(store)
     book = ReviewBook(store)
@@ -330,13 +327,9 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         data = await body_bytes(request)
         try:
             submission = parse_bytes(data, "body")
-            report = audit(
+            report = auditor.audit(
                 submission,
-                resolver=CachingResolver(DoiCache(settings.cache)),
-                snapshots=SnapshotDirectory(settings.sources),
                 store=ScopedLookup(store, scope),
-                settings=AuditSettings(min_quote_length=settings.min_quote_length, offline=True),
-                judge=settings.judge,
                 reviews=book.latest_for(key.tenant, submission.digest),
             )
         except CiteauditError as e:

@@ -12,24 +12,18 @@ every failure is a structured tool error, never a crash.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from citeaudit import __version__
-from citeaudit.core import AuditSettings, audit
 from citeaudit.errors import CiteauditError
 from citeaudit.formats import parse_bytes
 from citeaudit.report.json import report_to_dict
-from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge
-from citeaudit.semantic.rules import RulesJudge
-from citeaudit.sources.corpus import Corpus
-from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import StoredSource
+from citeaudit.wiring import Auditor, Evidence
 
 __all__ = ["McpOptions", "build_server"]
 
@@ -44,13 +38,8 @@ INSTRUCTIONS = (
 
 @dataclass(frozen=True)
 class McpOptions:
-    cache: Path
-    sources: Path
-    corpus: Corpus | None = None
-    store: Any = None  # an EvidenceStore opened read-only, or None
-    scope: Any = None  # the Scope the host chose; the agent cannot choose another
-    min_quote_length: int = 30
-    judge: Judge | None = field(default_factory=RulesJudge)  # the CLI's default: offline, never "entailed"
+    auditor: Auditor  # from citeaudit.wiring.read_only_auditor: the cache only read, no verdict written
+    evidence: Evidence | None = None  # the store opened read-only, in the scope the host chose
     max_input_bytes: int = 1_000_000
     max_response_bytes: int = 2_000_000
     max_fragment_chars: int = 5_000
@@ -79,17 +68,17 @@ def build_server(options: McpOptions) -> MCPServer:
     server = MCPServer("citeaudit", version=__version__, instructions=INSTRUCTIONS)
 
     def stored(source_id: str) -> StoredSource:
-        if options.store is None or options.scope is None:
+        if options.evidence is None:
             raise ToolError("no evidence store is configured for this server")
         try:
-            source = options.store.get(options.scope, source_id)
+            source = options.evidence.store.get(options.evidence.scope, source_id)
         except CiteauditError as e:
             raise ToolError(e.diagnostics()) from None
         if source is None:
             raise ToolError(f"no source {source_id!r} in this scope")
         if source.current is None or source.current.text is None:
             raise ToolError(f"source {source_id!r} was removed")
-        return source  # type: ignore[no-any-return]
+        return source
 
     @server.tool(
         description="Audit claims with their citations (citeaudit's JSON formats). Returns the report: "
@@ -99,20 +88,8 @@ def build_server(options: McpOptions) -> MCPServer:
         raw = _bounded(claims, options.max_input_bytes, "the claims")
         try:
             submission = parse_bytes(raw, "claims")
-            lookup = None
-            if options.store is not None and options.scope is not None:
-                from citeaudit.sources.store import ScopedLookup
-
-                lookup = ScopedLookup(options.store, options.scope)
-            report = audit(
-                submission,
-                resolver=CachingResolver(DoiCache(options.cache)),  # no upstream: the cache is only read
-                snapshots=SnapshotDirectory(options.sources),
-                corpus=options.corpus,
-                store=lookup,
-                settings=AuditSettings(min_quote_length=options.min_quote_length, offline=True),
-                judge=options.judge,
-            )
+            lookup = options.evidence.lookup() if options.evidence is not None else None
+            report = options.auditor.audit(submission, store=lookup)
         except CiteauditError as e:
             raise ToolError(e.diagnostics()) from None
         result = report_to_dict(report)
