@@ -17,7 +17,6 @@ from typing import Any, Protocol
 from citeaudit import __version__
 from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.doi import check_doi_syntax, normalize_doi
 from citeaudit.checks.metadata import (
     check_first_author,
     check_relations,
@@ -29,6 +28,7 @@ from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
+from citeaudit.identifiers import HANDLERS
 from citeaudit.locate import SourceText
 from citeaudit.model import (
     Citation,
@@ -37,18 +37,18 @@ from citeaudit.model import (
     ClaimStatus,
     CorpusSource,
     Decision,
-    DoiSource,
     Finding,
     Outcome,
-    ReferenceSource,
     Report,
     ReportStatus,
     Review,
     Row,
+    Source,
     Span,
     StoreSource,
     Submission,
     Verdict,
+    WorkSource,
 )
 from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
@@ -194,10 +194,10 @@ class _Context:
         self.stored = stored
         self.store_given = store_given
 
-    # -- DOI citations ------------------------------------------------------------
+    # -- works named by an identifier (DOI, arXiv) ----------------------------------
 
-    def check_doi(self, doi: str, citations: list[Citation]) -> list[_Checked]:
-        """All citations of one DOI: one registry answer, one snapshot read."""
+    def check_work(self, doi: str, citations: list[Citation]) -> list[_Checked]:
+        """All citations of one work (by its resolver key): one registry answer, one snapshot read."""
         make, answer = self.make, self.answers[doi]
         if answer.status is ResolutionStatus.UNAVAILABLE:
             return [_Checked([make(answer.code, answer.reason)]) for _ in citations]
@@ -212,7 +212,7 @@ class _Context:
         out: list[_Checked] = []
         for citation in citations:
             source = citation.source
-            assert isinstance(source, DoiSource)
+            assert isinstance(source, WorkSource)  # grouped by kind: see audit()
             findings: list[Finding] = list(relations)
             if source.title is not None:
                 findings += check_title(source.title, record, make)
@@ -250,7 +250,7 @@ class _Context:
         out: list[_Checked] = []
         for citation in citations:
             source = citation.source
-            assert isinstance(source, CorpusSource)
+            assert isinstance(source, CorpusSource)  # grouped by kind: see audit()
             if source.document_version != document.version:
                 cited = source.document_version
                 message = f"version {cited!r} is cited; the corpus has version {document.version!r}"
@@ -289,7 +289,7 @@ class _Context:
         out: list[_Checked] = []
         for citation in citations:
             source = citation.source
-            assert isinstance(source, StoreSource)
+            assert isinstance(source, StoreSource)  # grouped by kind: see audit()
             if source.revision != current.revision:
                 relation = "was replaced by" if source.revision < current.revision else "is newer than"
                 message = f"revision {source.revision} is cited; it {relation} revision {current.revision}"
@@ -334,8 +334,9 @@ def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> li
     quotes = [c.quote for c in cited if c.quote is not None]
     years: set[int] = set()
     for r in rows:
-        if r.citation is not None and isinstance(r.citation.source, DoiSource) and r.citation.source.year:
-            years.add(r.citation.source.year)
+        source = r.citation.source if r.citation is not None else None
+        if isinstance(source, WorkSource) and source.year:
+            years.add(source.year)
         years.update(r.years)
     return check_numbers(claim.text, quotes, years, make, len(cited))
 
@@ -361,7 +362,7 @@ def _add_candidates(rows: list[_Pending], suggester: Suggester) -> None:
     for n, row in enumerate(rows):
         source = row.citation.source if row.citation is not None else None
         index = next((i for i, f in enumerate(row.findings) if f.code in _SEARCH_AFTER), None)
-        if not isinstance(source, DoiSource) or index is None or not source.title:
+        if not isinstance(source, WorkSource) or index is None or not source.title:
             continue
         parts = [source.title, source.first_author or "", str(source.year or "")]
         key = f"row{n}"
@@ -373,6 +374,29 @@ def _add_candidates(rows: list[_Pending], suggester: Suggester) -> None:
         row.findings[index] = replace(
             finding, suggestion={**(finding.suggestion or {}), "candidate": candidate}
         )
+
+
+def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, str] | None:
+    """The group a citation is checked in: its work's resolver key (through the handler of its
+    identifier kind), its corpus document or its store source; None when it cannot be checked at
+    all (a malformed identifier, a reference with none), with the finding added to its row."""
+    if isinstance(source, WorkSource):
+        handler = HANDLERS[source.kind]
+        normal = handler.normalise(source.identifier)
+        row.doi = handler.key(normal)
+        if handler.is_valid(normal):
+            return ("work", row.doi)
+        if handler.syntax_code is not None:
+            row.findings.append(make(handler.syntax_code, handler.invalid(source.identifier)))
+        return None
+    if isinstance(source, CorpusSource):
+        return ("corpus", source.document_id)
+    if isinstance(source, StoreSource):
+        return ("store", source.source_id)
+    row.findings.append(
+        make("E_NO_IDENTIFIER", "the reference names no DOI or arXiv id, so it cannot be looked up")
+    )
+    return None
 
 
 def _claim_status(findings: Iterable[Finding], disputed: bool) -> ClaimStatus:
@@ -413,29 +437,16 @@ def audit(
         citation = row.citation
         if citation is None:
             continue
-        source = citation.source
-        if isinstance(source, DoiSource):
-            row.doi = normalize_doi(source.doi)
-            syntax = check_doi_syntax(source.doi, row.doi, make)
-            if syntax:
-                row.findings += syntax
-            else:
-                groups.setdefault(("doi", row.doi), []).append(row)
-        elif isinstance(source, CorpusSource):
-            groups.setdefault(("corpus", source.document_id), []).append(row)
-        elif isinstance(source, ReferenceSource):
-            row.findings.append(
-                make("E_NO_IDENTIFIER", "the reference names no DOI or arXiv id, so it cannot be looked up")
-            )
-        else:
-            groups.setdefault(("store", source.source_id), []).append(row)
+        target = _group_of(row, citation.source, make)
+        if target is not None:
+            groups.setdefault(target, []).append(row)
 
-    dois = sorted(key for kind, key in groups if kind == "doi")
+    dois = sorted(key for kind, key in groups if kind == "work")
     answers = resolver.resolve_many(dois) if dois else {}
     source_ids = [key for kind, key in groups if kind == "store"]
     stored = store.fetch(source_ids) if store is not None and source_ids else {}
     context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None)
-    checkers = {"doi": context.check_doi, "corpus": context.check_document, "store": context.check_stored}
+    checkers = {"work": context.check_work, "corpus": context.check_document, "store": context.check_stored}
     ordered = list(groups.items())
 
     def check_group(i: int) -> list[_Checked]:

@@ -38,6 +38,7 @@ __all__ = [
     "Submission",
     "Verdict",
     "VerdictLabel",
+    "WorkSource",
 ]
 
 
@@ -137,10 +138,11 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
-class DoiSource:
-    """A work named by a DOI, with the metadata as the agent wrote it."""
+class WorkSource:
+    """A work named by an identifier (a DOI, an arXiv id: its ``kind``, one of
+    ``citeaudit.identifiers.KINDS``), with the metadata as the agent wrote it."""
 
-    doi: str  # as written; normalised by the DOI check
+    identifier: str  # as the kind's handler reads it (a DOI as written; for an arXiv id, its DOI)
     title: str | None = None
     year: int | None = None
     first_author: str | None = None
@@ -150,10 +152,21 @@ class DoiSource:
     issue: str | None = None
     pages: str | None = None
     type: str | None = None  # the kind of work as cited: journal-article, book, dataset…
+    kind: str = "doi"  # the identifier kind, which decides how it is validated, resolved and checked
 
-    @property
-    def kind(self) -> str:
-        return "doi"
+    def cited_fields(self) -> dict[str, Any]:
+        """The metadata as cited, for the report (the identifier's handler names the work)."""
+        out: dict[str, Any] = {}
+        for key in ("title", "year", "first_author", "container", "volume", "issue", "pages", "type"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.authors:
+            out["authors"] = list(self.authors)
+        return out
+
+
+DoiSource = WorkSource  # its former name
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +179,9 @@ class CorpusSource:
     @property
     def kind(self) -> str:
         return "corpus"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "document_id": self.document_id, "document_version": self.document_version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +196,14 @@ class StoreSource:
     def kind(self) -> str:
         return "store"
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "digest": self.digest,
+            "kind": self.kind,
+            "revision": self.revision,
+            "source_id": self.source_id,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class ReferenceSource:
@@ -193,8 +217,12 @@ class ReferenceSource:
     def kind(self) -> str:
         return "reference"
 
+    def to_json(self) -> dict[str, Any]:
+        fields = {"title": self.title, "year": self.year, "first_author": self.first_author}
+        return {"kind": self.kind, **{k: v for k, v in fields.items() if v is not None}}
 
-Source = DoiSource | CorpusSource | StoreSource | ReferenceSource
+
+Source = WorkSource | CorpusSource | StoreSource | ReferenceSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,12 +307,21 @@ class Submission:
 _SOURCE_VALUES: dict[type, attrgetter[Any]] = {}
 
 
+# Layout 1 of the digest predates identifier kinds: a DOI's and an arXiv id's citation (which
+# carries the DOI arXiv registers) digest as a DOI's did, so reviews bound before stay bound.
+_DOI_FORM_KINDS = ("doi", "arxiv")
+
+
 def _canonical_citation(citation: Citation) -> list[Any]:
     source = citation.source
     values = _SOURCE_VALUES.get(type(source))
     if values is None:  # one getter per source type: the digest of 10,000 citations stays cheap
-        values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *(f.name for f in fields(source)))
-    return [citation.id, values(source), citation.quote, citation.start, citation.end]
+        names = [f.name for f in fields(source) if f.name != "kind"]
+        values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
+    canonical = values(source)
+    if isinstance(source, WorkSource) and source.kind in _DOI_FORM_KINDS:
+        canonical = ("doi", *canonical[1:])
+    return [citation.id, canonical, citation.quote, citation.start, citation.end]
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ def _name(author: Any) -> str:
 
 def careful(record: Record) -> DoiSource:
     return DoiSource(
-        doi=record.doi,
+        identifier=record.doi,
         authors=tuple(_name(a) for a in record.authors if a.family or a.name),
         container=" ".join(clean_markup(record.container[0]).split()) if record.container else None,
         volume=record.volume,

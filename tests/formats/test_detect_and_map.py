@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from citeaudit.formats import InputFormat, detect, parse_bytes, parse_document
-from citeaudit.model import CorpusSource, DoiSource, StoreSource
+from citeaudit.model import CorpusSource, StoreSource, WorkSource
 from tests.conftest import GOLDEN
 
 SEED_003: dict[str, Any] = {
@@ -73,8 +73,8 @@ def test_seed_000_is_detected_and_mapped() -> None:
     assert [c.id for c in sub.claims] == ["c1", "c2", "c3", "c4"]
     first = sub.claims[0].citations[0]
     assert first.id == "c1#1"
-    assert first.source == DoiSource(
-        doi="https://doi.org/10.0000/DEMO.1",
+    assert first.source == WorkSource(
+        identifier="https://doi.org/10.0000/DEMO.1",
         title="Demo Paper on Retrieval Grounding",
         year=2024,
         first_author="Ivanova",

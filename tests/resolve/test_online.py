@@ -117,11 +117,13 @@ def test_jalc_doi_goes_through_content_negotiation(registry: RegistryServer, tmp
 
 def test_arxiv_ids_go_through_the_arxiv_api(registry: RegistryServer, tmp_path: Path) -> None:
     from citeaudit.formats import parse_document
+    from citeaudit.identifiers import resolver_key
 
     sub = parse_document(
         {"claims": [{"id": "c", "text": "t", "citations": [{"arxiv": "arXiv:1902.02534v2"}]}]}, "x"
     )
-    (doi,) = [c.source.doi for c in sub.claims[0].citations]  # type: ignore[union-attr]
+    (doi,) = [resolver_key(c.source) for c in sub.claims[0].citations]
+    assert doi == "10.48550/arxiv.1902.02534"
     answers = _resolver(registry, tmp_path).resolve_many(
         [doi, "10.48550/arxiv.2311.16162", "10.48550/arxiv.0000.00000"]
     )

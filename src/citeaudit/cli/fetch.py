@@ -8,7 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.checks.doi import DOI_RE, normalize_doi
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_UNCHECKED,
@@ -20,7 +19,7 @@ from citeaudit.cli.common import (
     effective_config,
 )
 from citeaudit.formats import load_submission
-from citeaudit.model import DoiSource
+from citeaudit.identifiers import resolver_key
 from citeaudit.resolve.interface import ResolutionStatus
 from citeaudit.wiring import build_resolver
 
@@ -44,13 +43,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     config = replace(effective_config(args), offline=False)  # fetching is going online
     submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
-    dois = sorted(
-        {
-            d
-            for c in citations
-            if isinstance(c.source, DoiSource) and DOI_RE.match(d := normalize_doi(c.source.doi))
-        }
-    )
+    dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
     answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois)
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():

@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from citeaudit.checks.doi import DOI_RE, normalize_doi
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -24,7 +23,8 @@ from citeaudit.cli.common import (
 )
 from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError, SourceError
-from citeaudit.resolve.cache import hashed_name
+from citeaudit.identifiers.doi import DOI
+from citeaudit.slugs import hashed_name
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.extract import extract_file
 
@@ -215,8 +215,8 @@ def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    doi = normalize_doi(args.doi)
-    if not DOI_RE.match(doi):
+    doi = DOI.normalise(args.doi)
+    if not DOI.is_valid(doi):
         raise ConfigError(f"{args.doi!r} is not a DOI")
     config = load_config(Path.cwd(), args.config)
     sources = args.sources or config.sources

@@ -8,7 +8,9 @@ import logging
 import re
 
 from citeaudit.errors import InputError
-from citeaudit.model import Citation, Claim, DoiSource, ReferenceSource, Submission
+from citeaudit.identifiers.arxiv import ARXIV
+from citeaudit.identifiers.doi import DOI
+from citeaudit.model import Citation, Claim, ReferenceSource, Submission, WorkSource
 
 __all__ = ["parse_bibtex"]
 
@@ -18,7 +20,6 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 _BRACES_RE = re.compile(r"[{}]")
 _SPACES_RE = re.compile(r"\s+")
-_ARXIV_RE = re.compile(r"^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 
 
 # BibTeX entry types as kinds of work (the types Crossref uses).
@@ -47,13 +48,17 @@ def _authors(value: str) -> tuple[str, ...]:
     return tuple(n for n in names if n.lower() not in {"others", "et al."})
 
 
-def _arxiv_doi(fields: dict[str, str]) -> str | None:
+def _identifier(fields: dict[str, str]) -> tuple[str, str] | None:
+    """The entry's identifier kind and value: its DOI, else its arXiv eprint."""
+    doi = _plain(fields.get("doi", ""))
+    if doi:
+        return DOI.kind, doi
     eprint = fields.get("eprint", "").strip()
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).strip().lower()
     if eprint and (prefix == "arxiv" or eprint.lower().startswith("arxiv:")):
-        m = _ARXIV_RE.match(eprint)
-        if m:
-            return f"10.48550/arXiv.{m.group(1)}"
+        arxiv_doi = ARXIV.doi_of(eprint)
+        if arxiv_doi is not None:
+            return ARXIV.kind, arxiv_doi
     return None
 
 
@@ -81,13 +86,13 @@ def parse_bibtex(text: str, name: str) -> Submission:
         year = int(year_text) if year_text.isdigit() else None
         authors = _authors(fields.get("author", ""))
         truncated = bool(re.search(r"\band\s+others\s*$", fields.get("author", "")))
-        doi = _plain(fields.get("doi", "")) or _arxiv_doi(fields)
-        source: DoiSource | ReferenceSource
-        if doi:
+        identified = _identifier(fields)
+        source: WorkSource | ReferenceSource
+        if identified is not None:
             venue = _plain(fields.get("journal", fields.get("booktitle", ""))) or None
             first = authors[0] if authors else None
-            source = DoiSource(
-                doi=doi,
+            source = WorkSource(
+                identifier=identified[1],
                 title=title,
                 year=year,
                 first_author=first,
@@ -97,6 +102,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 issue=_plain(fields.get("number", fields.get("issue", ""))) or None,
                 pages=_plain(fields.get("pages", "")) or None,
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
+                kind=identified[0],
             )
         else:
             source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from citeaudit.errors import InputError
 from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, expect_object, validate
-from citeaudit.model import Citation, Claim, Conflict, CorpusSource, DoiSource, StoreSource
-from citeaudit.resolve.arxiv import ARXIV_DOI_PREFIX, normalize_arxiv
+from citeaudit.identifiers import KINDS, IdentifierError, handler
+from citeaudit.model import Citation, Claim, Conflict, CorpusSource, StoreSource, WorkSource
 
 __all__ = [
     "ConflictIn",
@@ -29,9 +29,10 @@ LongText = Annotated[str, Field(max_length=200_000)]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
-class DoiCitationIn(StrictWire):
+class WorkFieldsIn(StrictWire):
+    """What a citation of a work says besides its identifier: the metadata as cited, a quote."""
+
     id: Id | None = None
-    doi: ShortText
     title: ShortText | None = None
     year: int | None = None
     first_author: ShortText | None = None
@@ -42,6 +43,15 @@ class DoiCitationIn(StrictWire):
     pages: ShortText | None = None
     type: ShortText | None = None
     quote: LongText | None = None
+
+
+# One wire model per identifier kind: its own field (``doi``, ``arxiv``…) and the work's fields.
+def _work_model(kind: str) -> type[WorkFieldsIn]:
+    field: dict[str, Any] = {kind: (ShortText, ...)}
+    return create_model(f"{kind.title()}CitationIn", __base__=WorkFieldsIn, **field)
+
+
+WORK_CITATION_MODELS: dict[str, type[WorkFieldsIn]] = {kind: _work_model(kind) for kind in KINDS}
 
 
 class CorpusCitationIn(StrictWire):
@@ -82,7 +92,7 @@ class ConflictIn(StrictWire):
     reason: ShortText
 
 
-_SOURCE_KEYS = ("doi", "arxiv", "document_id", "source_id", "ref")
+_SOURCE_KEYS = (*KINDS, "document_id", "source_id", "ref")  # the identifier kinds first
 
 
 def citation_from_wire(
@@ -105,7 +115,7 @@ def _citation(
         raise InputError(
             name,
             json_path(path),
-            "a citation must name its source: doi, arxiv, document_id, source_id or ref",
+            f"a citation must name its source: {', '.join(_SOURCE_KEYS[:-1])} or {_SOURCE_KEYS[-1]}",
         )
     if len(named) > 1:
         raise InputError(name, json_path(path), f"a citation names more than one source: {', '.join(named)}")
@@ -117,18 +127,13 @@ def _citation(
             return InputError(name, err.path[: -len("id")] + id_key, err.problem)
         return err
 
-    if kind == "arxiv":
-        arxiv = raw.get("arxiv")
-        arxiv_id = normalize_arxiv(arxiv) if isinstance(arxiv, str) else None
-        if arxiv_id is None:
-            raise InputError(name, json_path([*path, "arxiv"]), f"not an arXiv identifier: {arxiv!r}")
-        raw = {**{k: v for k, v in raw.items() if k != "arxiv"}, "doi": ARXIV_DOI_PREFIX + arxiv_id}
-        kind = "doi"
     try:
-        if kind == "doi":
-            d = validate(DoiCitationIn, raw, name, path)
-            source: DoiSource | CorpusSource | StoreSource = DoiSource(
-                doi=d.doi,
+        if kind in KINDS:
+            # Every identifier kind has the same fields: its own, then the metadata as cited.
+            model = WORK_CITATION_MODELS[kind]
+            d = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
+            source: WorkSource | CorpusSource | StoreSource = WorkSource(
+                identifier=getattr(d, kind),
                 title=d.title,
                 year=d.year,
                 first_author=d.first_author,
@@ -138,6 +143,7 @@ def _citation(
                 issue=None if d.issue is None else str(d.issue),
                 pages=d.pages,
                 type=d.type,
+                kind=kind,
             )
             return Citation(id=d.id or default_id, source=source, quote=d.quote, origin=origin)
         if kind == "document_id":
@@ -171,6 +177,16 @@ def _citation(
         )
     except InputError as err:
         raise fix(err) from None
+
+
+def _identifier(kind: str, value: object, name: str, path: list[str | int]) -> object:
+    """The identifier as its kind's handler reads it; a value it refuses is an input error there."""
+    if not isinstance(value, str):
+        return value  # the field's type error, as for any other field
+    try:
+        return handler(kind).read(value)
+    except IdentifierError as e:
+        raise InputError(name, json_path([*path, kind]), str(e)) from None
 
 
 def check_claims(claims: list[Claim], name: str, id_key: str = "id") -> None:

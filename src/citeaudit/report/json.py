@@ -11,18 +11,17 @@ import json
 from collections import Counter
 from typing import Any
 
+from citeaudit.identifiers import HANDLERS
 from citeaudit.model import (
     Citation,
     Claim,
     ClaimResult,
-    CorpusSource,
-    DoiSource,
-    ReferenceSource,
     Report,
     Review,
     Row,
     Severity,
     Verdict,
+    WorkSource,
 )
 
 __all__ = ["REPORT_SCHEMA", "dump_report_dict", "render_json", "report_to_dict"]
@@ -34,21 +33,9 @@ def _source(citation: Citation | None) -> dict[str, Any] | None:
     if citation is None:
         return None
     s = citation.source
-    if isinstance(s, DoiSource):
-        out: dict[str, Any] = {"kind": "doi", "doi": s.doi}
-        for key in ("title", "year", "first_author", "container", "volume", "issue", "pages", "type"):
-            value = getattr(s, key)
-            if value is not None:
-                out[key] = value
-        if s.authors:
-            out["authors"] = list(s.authors)
-        return out
-    if isinstance(s, CorpusSource):
-        return {"kind": "corpus", "document_id": s.document_id, "document_version": s.document_version}
-    if isinstance(s, ReferenceSource):
-        fields = {"title": s.title, "year": s.year, "first_author": s.first_author}
-        return {"kind": "reference", **{k: v for k, v in fields.items() if v is not None}}
-    return {"kind": "store", "source_id": s.source_id, "revision": s.revision, "digest": s.digest}
+    if isinstance(s, WorkSource):  # its identifier's handler names it
+        return HANDLERS[s.kind].report_source(s.identifier) | s.cited_fields()
+    return s.to_json()
 
 
 def _location(row: Row) -> dict[str, int] | None:
@@ -87,7 +74,7 @@ def _row(row: Row) -> dict[str, Any]:
     }
     if row.citation is not None:
         out["quote"] = row.citation.quote
-        if not isinstance(row.citation.source, DoiSource):
+        if not isinstance(row.citation.source, WorkSource):  # ranges are over source texts
             out["range"] = {"start": row.citation.start, "end": row.citation.end}
     return out
 

@@ -1,34 +1,18 @@
-"""arXiv: identifiers (``2401.01234v2``, ``hep-th/9901001``) and their DOIs
-(``10.48550/arXiv.2401.01234``) through the arXiv API, whose Atom answers
-become normalised records. arXiv asks for one request every three seconds,
-so identifiers are asked for many at a time."""
+"""arXiv: records for arXiv identifiers (their syntax is ``identifiers/arxiv.py``)
+through the arXiv API, whose Atom answers become normalised records. arXiv asks
+for one request every three seconds, so identifiers are asked for many at a time."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 
+from citeaudit.identifiers.arxiv import ARXIV_DOI_PREFIX, arxiv_id_of, normalize_arxiv
 from citeaudit.resolve.interface import Author, Record, Relation
 
 __all__ = ["ARXIV_DOI_PREFIX", "arxiv_id_of", "normalize_arxiv", "records_from_atom"]
 
-ARXIV_DOI_PREFIX = "10.48550/arxiv."
-_ID_RE = re.compile(r"^(?:arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 _NS = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
-
-
-def arxiv_id_of(doi: str) -> str | None:
-    """The arXiv identifier of an arXiv DOI, without version."""
-    if not doi.startswith(ARXIV_DOI_PREFIX):
-        return None
-    m = _ID_RE.match(doi[len(ARXIV_DOI_PREFIX) :])
-    return m.group(1).lower() if m else None
-
-
-def normalize_arxiv(raw: str) -> str | None:
-    """``arXiv:2401.01234v2`` → ``2401.01234`` (the version is not part of the DOI)."""
-    m = _ID_RE.match(raw.strip())
-    return m.group(1).lower() if m else None
 
 
 def _text(entry: ET.Element, path: str) -> str:

@@ -8,32 +8,21 @@ and an atomic replace, so a crash never leaves half a file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from citeaudit.errors import CacheError
 from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
+from citeaudit.slugs import hashed_name, slug
 
 __all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "doi_slug"]
 
 CACHE_SCHEMA = "citeaudit-cache/1"
-_SLUG_RE = re.compile(r"[^a-z0-9._-]")
-
-
-def doi_slug(doi: str) -> str:
-    """The seed's file-name slug of a normalised DOI (not collision-safe)."""
-    return _SLUG_RE.sub("_", doi)
-
-
-def hashed_name(doi: str, suffix: str) -> str:
-    """``<slug>-<hash>``: two DOIs that share a slug still get two files."""
-    digest = hashlib.sha256(doi.encode("utf-8")).hexdigest()[:12]
-    return f"{doi_slug(doi)[:120]}-{digest}{suffix}"
+# The file names moved to citeaudit.slugs; the seed's name for the slug stays importable here.
+doi_slug = slug
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
-from citeaudit.resolve.arxiv import arxiv_id_of, records_from_atom
+from citeaudit.identifiers.arxiv import ARXIV, arxiv_id_of
+from citeaudit.identifiers.registry import route_of
+from citeaudit.resolve.arxiv import records_from_atom
 from citeaudit.resolve.cache import DoiCache
 from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.csl import CSL_MEDIA_TYPE, record_from_csl
@@ -95,7 +97,7 @@ class RegistryResolver(Resolver):
             return answer
 
         try:
-            arxiv = [d for d in dois if arxiv_id_of(d)]
+            arxiv = [d for d in dois if route_of(d) == ARXIV.route]  # the identifier kinds route
             answers = await self._arxiv(client, arxiv)
             answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers]))
             rest = [d for d in dois if d not in answers]

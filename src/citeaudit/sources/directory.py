@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeaudit.errors import SourceError
-from citeaudit.resolve.cache import doi_slug, hashed_name
+from citeaudit.slugs import hashed_name, slug
 from citeaudit.sources.interface import SnapshotStore, normalize_newlines
 
 __all__ = ["SnapshotDirectory"]
@@ -18,8 +18,8 @@ class SnapshotDirectory(SnapshotStore):
         self.root = root
 
     def text_for_doi(self, doi: str) -> str | None:
-        slug = doi_slug(doi)
-        for name in (hashed_name(doi, ".txt"), f"{slug}.txt" if len(slug) <= 200 else None):
+        seed_name = slug(doi)
+        for name in (hashed_name(doi, ".txt"), f"{seed_name}.txt" if len(seed_name) <= 200 else None):
             if name is None:
                 continue
             path = self.root / name

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
-from citeaudit.model import DoiSource, Report, StoreSource
+from citeaudit.model import Report, StoreSource
 from citeaudit.sources.schema import schema_lock
 from citeaudit.sources.store import EvidenceStore, Scope, StoreError
 
@@ -138,10 +138,10 @@ def record_of(report: Report) -> dict[str, Any]:
             codes.setdefault(row.claim_id, []).extend(f.label for f in row.errors)
         if row.citation is not None:
             source = row.citation.source
-            if isinstance(source, DoiSource) and row.doi:
-                dois.add(row.doi)
-            elif isinstance(source, StoreSource):
+            if isinstance(source, StoreSource):
                 sources.add((source.source_id, source.revision))
+            elif row.doi:  # the resolver key of a work's identifier
+                dois.add(row.doi)
     from citeaudit.report.json import report_outcome
 
     return {

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.doi import check_doi_syntax, normalize_doi
+from citeaudit.identifiers.doi import DOI, normalize_doi
 
 
 @pytest.mark.parametrize(
@@ -21,8 +20,10 @@ from citeaudit.checks.doi import check_doi_syntax, normalize_doi
     ],
 )
 def test_accepted_forms_normalise_to_one_doi(raw: str) -> None:
-    assert normalize_doi(raw) == "10.1002/ece3.2314"
-    assert check_doi_syntax(raw, normalize_doi(raw), FindingMaker()) == []
+    assert normalize_doi(raw) == DOI.normalise(raw) == "10.1002/ece3.2314"
+    assert DOI.is_valid(DOI.normalise(raw))
+    assert DOI.recognise(raw) == DOI.key("10.1002/ece3.2314") == "10.1002/ece3.2314"
+    assert DOI.read(raw) == raw  # carried as written; the audit normalises it
 
 
 def test_url_form_is_percent_decoded() -> None:
@@ -31,5 +32,8 @@ def test_url_form_is_percent_decoded() -> None:
 
 @pytest.mark.parametrize("raw", ["", "foo", "10.12/x", "11.1234/x", "10.1234", "10.1234/", "10.1234/a b"])
 def test_syntax_errors(raw: str) -> None:
-    (finding,) = check_doi_syntax(raw, normalize_doi(raw), FindingMaker())
-    assert finding.code == "E_DOI_SYNTAX"
+    assert not DOI.is_valid(DOI.normalise(raw))
+    assert DOI.recognise(raw) is None
+    assert DOI.syntax_code == "E_DOI_SYNTAX"  # found in the audit, not refused as input
+    assert DOI.read(raw) == raw
+    assert DOI.invalid(f" {raw} ") == f"{raw!r} is not a DOI (expected 10.NNNN/suffix)"

@@ -1,0 +1,16 @@
+"""Identifier kinds (doi, arxiv): one handler module per kind behind one interface, and the
+registry the formats, the core and the resolvers dispatch through."""
+
+from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler, TextSource
+from citeaudit.identifiers.registry import HANDLERS, KINDS, handler, resolver_key, route_of
+
+__all__ = [
+    "HANDLERS",
+    "KINDS",
+    "IdentifierError",
+    "IdentifierHandler",
+    "TextSource",
+    "handler",
+    "resolver_key",
+    "route_of",
+]

@@ -1,0 +1,39 @@
+"""The identifier kinds citeaudit knows: one line per kind, in the order the input contract lists
+them. The formats read citations, the core groups and checks them, and the resolvers route keys
+through this table alone."""
+
+from __future__ import annotations
+
+from citeaudit.identifiers.arxiv import ARXIV
+from citeaudit.identifiers.doi import DOI
+from citeaudit.identifiers.interface import IdentifierHandler
+from citeaudit.model import Source, WorkSource
+
+__all__ = ["HANDLERS", "KINDS", "handler", "resolver_key", "route_of"]
+
+HANDLERS: dict[str, IdentifierHandler] = {
+    DOI.kind: DOI,
+    ARXIV.kind: ARXIV,
+}
+KINDS: tuple[str, ...] = tuple(HANDLERS)
+
+
+def handler(kind: str) -> IdentifierHandler:
+    """The handler of an identifier kind (a KeyError for a kind that is not one)."""
+    return HANDLERS[kind]
+
+
+def resolver_key(source: Source) -> str | None:
+    """The key a resolver is asked for a cited work by; None for a source that names no work by a
+    valid identifier (a corpus document, a store source, a reference, a malformed identifier)."""
+    if not isinstance(source, WorkSource):
+        return None
+    kind = HANDLERS[source.kind]
+    normal = kind.normalise(source.identifier)
+    return kind.key(normal) if kind.is_valid(normal) else None
+
+
+def route_of(key: str) -> str | None:
+    """The resolver route of a key. A kind listed later is asked first: it is the more specific
+    one (an arXiv DOI is also a DOI, and goes to the arXiv API)."""
+    return next((h.route for h in reversed(HANDLERS.values()) if h.owns(key)), None)
