@@ -1,61 +1,455 @@
-"""The HTML report: one self-contained file a person would rather look at than
-JSON. A summary bar, claims filterable by status, and each citation's quote
-highlighted in its surrounding source text with the findings, suggestions and
-registry metadata beside it.
+"""The HTML report: one self-contained file a person would rather read than
+the JSON, at 4 claims or at 10,000.
+
+A header with the decision and status; a claims table (sortable, one search
+box, filters by status, finding code and verdict that combine, the counts on
+the pills being the filters); per citation what was cited beside what the
+registry, corpus or store holds with the difference marked, the quote in its
+source text, and the suggested fix as the JSON to paste.
+
+The page is built from the report dictionary alone. Python turns it into a
+compact view (plain-word labels, the comparison rows, the fix), embedded as a
+JSON data block; the page's one script draws the table rows as they scroll
+into view, so a large report opens at once. The view is built from the
+report's canonical form, so ``check --format html`` and ``render --format
+html`` give the same bytes.
 
 It never loads anything: a Content-Security-Policy forbids every request and
-allows only the page's own script, by its hash. All report text is escaped by
-the template engine, so titles, claims and quotes show literally.
+allows only the page's own script and style, by their hashes. Report text
+reaches the page only as JSON text or through the template's escaping, and
+the script writes it with ``textContent``: titles, claims and quotes show
+literally.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
+from collections import Counter
 from functools import cache
 from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, Template
 
-__all__ = ["render_html"]
+from citeaudit.report.json import dump_report_dict
+
+__all__ = ["render_html", "report_view", "verdict_words"]
 
 _ENV = Environment(autoescape=True, keep_trailing_newline=True)
+_TEMPLATES = files("citeaudit.report").joinpath("templates")
+_SCRIPT = _TEMPLATES.joinpath("report.js").read_text("utf-8")
+_STYLE = _TEMPLATES.joinpath("report.css").read_text("utf-8")
 
 
-def _show(value: Any) -> str:
-    """Structured values as a reader wants them: ``issued 2024, print 2023``, ``a, b``."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_show(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return ", ".join(_show(v) for v in value)
-    return "" if value is None else str(value)
+def _csp_hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-_ENV.filters["show"] = _show
-_SCRIPT = files("citeaudit.report").joinpath("templates/report.js").read_text("utf-8")
-_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")
+_SCRIPT_HASH = _csp_hash(_SCRIPT)
+_STYLE_HASH = _csp_hash(_STYLE)
 
 
 @cache
 def _template() -> Template:
     """Compiled on first use: importing the package does not pay for it."""
-    return _ENV.from_string(files("citeaudit.report").joinpath("templates/report.html.j2").read_text("utf-8"))
+    return _ENV.from_string(_TEMPLATES.joinpath("report.html.j2").read_text("utf-8"))
 
 
-_STATUSES = ("invalid_reference", "unsupported", "could_not_check", "disputed", "requires_entailment_check")
+# Claim statuses from the most to the least urgent; the table sorts by this order.
+STATUS_ORDER = (
+    "invalid_reference",
+    "unsupported",
+    "could_not_check",
+    "disputed",
+    "requires_entailment_check",
+)
+STATUS_WORDS = {
+    "invalid_reference": "invalid reference",
+    "unsupported": "no citation",
+    "could_not_check": "could not check",
+    "disputed": "disputed",
+    "requires_entailment_check": "checks passed",
+}
+# Colour class per report status and decision: bad, warn, good.
+TONES = {
+    "invalid": "bad", "needs_review": "warn", "partial": "warn", "reviewed_candidate": "good",
+    "reject": "bad", "manual_review": "warn", "regenerate_or_abstain": "warn", "accept": "good",
+    "errors": "bad", "could_not_check": "warn", "clean": "good",
+}  # fmt: skip
+REPORT_WORDS = {
+    "invalid": "invalid",
+    "needs_review": "needs review",
+    "partial": "partial",
+    "reviewed_candidate": "reviewed candidate",
+    "reject": "reject",
+    "manual_review": "manual review",
+    "regenerate_or_abstain": "regenerate or abstain",
+    "accept": "accept",
+    "errors": "citation errors",
+    "could_not_check": "some citations could not be checked",
+    "clean": "no citation errors",
+}
+# Verdict classes, in filter order, with the words the table shows.
+VERDICT_CLASSES = {
+    "supported": "judged supported",
+    "contradicted": "judged contradicted",
+    "insufficient": "judged not enough evidence",
+    "undecided": "judge undecided",
+    "none": "not judged",
+}
+_VERDICT_CLASS = {"entailed": "supported", "contradicted": "contradicted", "insufficient": "insufficient",
+                  "unknown": "undecided"}  # fmt: skip
+_JUDGE_WORDS = {"rules": "word-coverage rules", "learned": "a learned model", "nli": "an NLI model",
+                "llm": "a language model"}  # fmt: skip
+
+
+def verdict_words(verdict: dict[str, Any] | None) -> tuple[str, str]:
+    """The verdict's class and its plain words: ``judged supported, 0.91``, ``not judged``."""
+    if verdict is None:
+        return "none", VERDICT_CLASSES["none"]
+    kind = _VERDICT_CLASS.get(verdict["label"], "undecided")
+    words = VERDICT_CLASSES[kind]
+    if verdict.get("confidence") is not None:
+        words += f", {verdict['confidence']:.2f}"
+    return kind, words
+
+
+def _judge_words(judge: str) -> str:
+    backend = judge.split("/", 1)[0]
+    return _JUDGE_WORDS.get(backend, backend)
+
+
+# Which cited field a finding code is about: that field's row is the one marked as differing.
+_FIELD_OF = {
+    "E_TITLE_MISMATCH": "title", "E_YEAR_MISMATCH": "year", "E_AUTHOR_MISMATCH": "first_author",
+    "W_AUTHOR_NOT_FIRST": "first_author", "E_AUTHOR_NOT_ON_WORK": "authors", "W_AUTHOR_ORDER": "authors",
+    "W_AUTHORS_TRUNCATED": "authors", "E_VENUE_MISMATCH": "container", "W_VENUE_PREPRINT_SERVER": "container",
+    "E_VOLUME_MISMATCH": "volume", "E_ISSUE_MISMATCH": "issue", "E_PAGES_MISMATCH": "pages",
+    "E_WORK_TYPE_MISMATCH": "type", "E_DIGEST_MISMATCH": "digest", "E_DOI_SYNTAX": "doi",
+    "E_DOI_NOT_FOUND": "doi", "E_QUOTE_MISMATCH": "range", "E_RANGE_INVALID": "range",
+}  # fmt: skip
+_FIELD_WORDS = {"doi": "identifier", "first_author": "first author", "container": "venue",
+                "document_id": "document", "document_version": "version", "source_id": "source"}  # fmt: skip
+_DOI_FIELDS = (
+    "doi",
+    "title",
+    "year",
+    "first_author",
+    "authors",
+    "container",
+    "volume",
+    "issue",
+    "pages",
+    "type",
+)
+
+
+def _text(value: Any) -> str:
+    """A value as a reader wants it: ``2024 (issued), 2023 (print)``, ``a; b``."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return "; ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _years(years: dict[str, Any] | None) -> str:
+    if not years:
+        return ""
+    if len(years) == 1:
+        return str(next(iter(years.values())))
+    return ", ".join(f"{year} ({kind})" for kind, year in years.items())
+
+
+def _best_year(years: dict[str, Any]) -> Any:
+    return years["issued"] if "issued" in years else next(iter(years.values()))
+
+
+def _range(start: Any, end: Any) -> str:
+    return f"[{start}, {end})" if start is not None and end is not None else ""
+
+
+def _by_code(findings: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each code's first finding, with its suggestion (empty when none)."""
+    out: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        out.setdefault(f["code"], f.get("suggestion") or {})
+    return out
+
+
+def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str, list[list[Any]]]:
+    """What was cited beside what the registry, corpus or store holds: [field, cited, held, differs]."""
+    source, record = row.get("source") or {}, row.get("record") or {}
+    kind = source.get("kind")
+    differs = {_FIELD_OF[c] for c in found if c in _FIELD_OF}
+    rows: list[list[Any]] = []
+
+    def add(field: str, cited: Any, held: Any, differ: bool | None = None) -> None:
+        if cited in (None, "", []) and held in (None, "", []):
+            return
+        flag = field in differs if differ is None else differ
+        rows.append([_FIELD_WORDS.get(field, field), _text(cited), _text(held), flag])
+
+    if kind == "doi":
+        held_by_field: dict[str, Any] = {
+            "doi": record.get("doi"),
+            "title": record.get("title"),
+            "year": _years(record.get("years")),
+            "type": record.get("type"),
+        }
+        for code, field in _FIELD_OF.items():
+            suggestion = found.get(code)
+            if suggestion and field in suggestion and field not in ("title", "year"):
+                held_by_field[field] = suggestion[field]
+        if "E_TITLE_MISMATCH" in found and found["E_TITLE_MISMATCH"].get("title"):
+            held_by_field["title"] = found["E_TITLE_MISMATCH"]["title"]
+        for field in _DOI_FIELDS:
+            add(field, source.get(field), held_by_field.get(field))
+        held_name = "registry" if record else "registry (no answer)"
+    elif kind == "corpus":
+        add("document_id", source.get("document_id"), record.get("document_id"), False)
+        add("document_version", source.get("document_version"), record.get("version"),
+            "E_VERSION_MISMATCH" in found)  # fmt: skip
+        add("title", None, record.get("title"), False)
+        held_name = "corpus"
+    elif kind == "store":
+        ref = found.get("E_VERSION_MISMATCH") or found.get("E_DIGEST_MISMATCH") or {}
+        add("source_id", source.get("source_id"), record.get("source_id"), False)
+        add("revision", source.get("revision"), ref.get("revision", record.get("revision")),
+            "E_VERSION_MISMATCH" in found)  # fmt: skip
+        add("digest", source.get("digest"), ref.get("digest", record.get("digest")))
+        add("title", None, record.get("title"), False)
+        held_name = "store"
+    elif kind == "reference":
+        for field in ("title", "year", "first_author"):
+            add(field, source.get(field), None, False)
+        held_name = "record"
+    else:
+        held_name = "record"
+    cited_range = row.get("range")
+    if cited_range:
+        right = next((s for c, s in found.items() if c in ("E_QUOTE_MISMATCH", "E_RANGE_INVALID")), {})
+        add(
+            "range",
+            _range(cited_range["start"], cited_range["end"]),
+            _range(right.get("start"), right.get("end")),
+        )
+    return held_name, rows
+
+
+def _fix(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The fields to set in the citation, exactly as they would be pasted into the input."""
+    kind = (row.get("source") or {}).get("kind")
+    fix: dict[str, Any] = {}
+    if found.get("E_TITLE_MISMATCH", {}).get("title"):
+        fix["title"] = found["E_TITLE_MISMATCH"]["title"]
+    if found.get("E_YEAR_MISMATCH", {}).get("years"):
+        fix["year"] = _best_year(found["E_YEAR_MISMATCH"]["years"])
+    for code in ("E_AUTHOR_MISMATCH", "W_AUTHOR_NOT_FIRST"):
+        if found.get(code, {}).get("first_author"):
+            fix["first_author"] = found[code]["first_author"]
+    if found.get("E_AUTHOR_NOT_ON_WORK", {}).get("authors"):
+        fix["authors"] = found["E_AUTHOR_NOT_ON_WORK"]["authors"]
+    for code, field in (
+        ("E_VOLUME_MISMATCH", "volume"),
+        ("E_ISSUE_MISMATCH", "issue"),
+        ("E_PAGES_MISMATCH", "pages"),
+    ):
+        if found.get(code, {}).get(field) is not None:
+            fix[field] = found[code][field]
+    if found.get("E_VENUE_MISMATCH", {}).get("container"):
+        fix["container"] = found["E_VENUE_MISMATCH"]["container"][0]
+    for code in ("E_QUOTE_MISMATCH", "E_RANGE_INVALID"):
+        right = found.get(code, {})
+        if "start" in right:
+            fix["start"], fix["end"] = right["start"], right["end"]
+            if right.get("normalized_match"):
+                fix["quote"] = right["source_text"]
+    if kind == "corpus" and found.get("E_VERSION_MISMATCH", {}).get("version"):
+        fix["document_version"] = found["E_VERSION_MISMATCH"]["version"]
+    if kind == "store":
+        ref = found.get("E_VERSION_MISMATCH") or found.get("E_DIGEST_MISMATCH") or {}
+        fix |= {k: ref[k] for k in ("revision", "digest") if k in ref}
+    return dict(sorted(fix.items())) or None
+
+
+def _fix_json(fix: dict[str, Any] | None) -> str | None:
+    return None if fix is None else json.dumps(fix, ensure_ascii=False)
+
+
+EXCERPT_CONTEXT = 160  # characters the audit keeps on each side of a located quote (core.EXCERPT_CONTEXT)
+
+
+def _quote(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """What the page shows of the quote: found in context, found after normalisation,
+    the closest passage, or the text at the cited range."""
+    quote = row.get("quote")
+    location = row.get("location") or {}
+    where = _range(location.get("start"), location.get("end"))
+    if location.get("line_start"):
+        lines = f"{location['line_start']}" + (
+            f"–{location['line_end']}" if location.get("line_end") != location["line_start"] else ""
+        )
+        where += f", line {lines}"
+    out: dict[str, Any] = {"cited": quote, "where": where}
+    if row.get("excerpt"):
+        before, after = row["excerpt"]["before"], row["excerpt"]["after"]
+        # "…" only where the excerpt was cut: a side shorter than the context reaches the text's edge.
+        out["excerpt"] = [before, row["excerpt"]["match"], after,
+                          len(before) >= EXCERPT_CONTEXT, len(after) >= EXCERPT_CONTEXT]  # fmt: skip
+    normalized = found.get("I_QUOTE_NORMALIZED")
+    if normalized:
+        out["normalized"] = normalized.get("differences", [])
+    for code in ("E_QUOTE_NOT_FOUND", "E_QUOTE_MISMATCH", "E_RANGE_INVALID"):
+        s = found.get(code)
+        if s and "closest" in s:
+            span = s.get("span") or {}
+            out["closest"] = {"text": s["closest"], "similarity": s.get("similarity"),
+                              "where": _range(span.get("start"), span.get("end"))}  # fmt: skip
+            break
+    mismatch = found.get("E_QUOTE_MISMATCH")
+    if mismatch and "expected" in mismatch and row.get("range"):
+        out["held"] = {
+            "text": mismatch["expected"],
+            "where": _range(row["range"]["start"], row["range"]["end"]),
+        }
+    if "held" in out and out.get("closest", {}).get("where") == out["held"]["where"]:
+        del out["closest"]  # the closest passage is the text at the cited range: shown once
+    if quote is None and "excerpt" not in out:
+        return None
+    return out
+
+
+def _suggestion_words(code: str, suggestion: dict[str, Any]) -> str:
+    """What a suggestion says that the comparison, quote and fix do not already show."""
+    shown = {"title", "years", "first_author", "authors", "container", "volume", "issue", "pages", "start",
+             "end", "closest", "span", "similarity", "expected", "version", "revision", "digest",
+             "source_id", "source_text", "normalized_match", "differences"}  # fmt: skip
+    parts: list[str] = []
+    for key, value in suggestion.items():
+        if key in shown:
+            continue
+        if key == "candidate" and isinstance(value, dict):
+            parts.append("a registry search found " + _text({k: v for k, v in value.items() if v}))
+        elif key == "occurrences":
+            parts.append("occurrences " + ", ".join(_range(s.get("start"), s.get("end")) for s in value))
+        else:
+            parts.append(f"{key.replace('_', ' ')}: {_text(value)}")
+    return "; ".join(parts)
+
+
+def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
+    findings = row["findings"]
+    found = _by_code(findings)
+    held_name, compare = _compare(row, found)
+    source = row.get("source") or {}
+    name = source.get("doi") or source.get("document_id") or source.get("source_id") or source.get("title")
+    return {
+        "id": row.get("citation"),
+        "source": name,
+        "doi": row["doi"] if row.get("doi") and row["doi"] != name else None,
+        "status": row["status"],
+        "path": row.get("input_path"),
+        "held": held_name,
+        "compare": compare,
+        "quote": _quote(row, found),
+        "fix": _fix_json(_fix(row, found)),
+        "findings": [
+            [f["severity"], f["label"], f["message"], _suggestion_words(f["code"], f.get("suggestion") or {})]
+            for f in findings
+        ],
+    }
+
+
+def report_view(report: dict[str, Any]) -> dict[str, Any]:
+    """The page's data: per claim what the table shows, filters on and the detail draws."""
+    rows_by_claim: dict[str, list[dict[str, Any]]] = {}
+    orphans: list[dict[str, Any]] = []
+    for row in report["results"]:
+        if row.get("claim") is None:
+            orphans.append(row)
+        else:
+            rows_by_claim.setdefault(row["claim"], []).append(row)
+    reviews: dict[str, list[list[str]]] = {}
+    for r in report.get("reviews", []):
+        reviews.setdefault(r["claim"], []).append([r["verdict"], r["reviewer"], r["note"]])
+    claims = []
+    for claim in report["claims"]:
+        rows = rows_by_claim.get(claim["id"], [])
+        kind, words = verdict_words(claim.get("verdict"))
+        codes = list(dict.fromkeys(f["code"] for row in rows for f in row["findings"]))
+        verdict = claim.get("verdict")
+        judged = None
+        if verdict is not None:
+            judged = {
+                "by": _judge_words(verdict["judge"]),
+                "judge": verdict["judge"],
+                "signals": verdict.get("signals", []),
+                "unsupported": verdict.get("unsupported", []),
+            }
+        claims.append({
+            "id": claim["id"], "text": claim.get("text") or "", "kind": claim.get("kind"),
+            "status": claim["status"], "review": claim.get("review_status"),
+            "rationale": claim.get("rationale"),
+            "verdict": kind, "verdict_words": words, "judged": judged, "codes": codes,
+            "reviews": reviews.get(claim["id"], []),
+            "citations": [_citation_view(row) for row in rows],
+        })  # fmt: skip
+    return {
+        "claims": claims,
+        "orphans": [_citation_view(row) for row in orphans],
+        "status_words": STATUS_WORDS,
+        "status_order": list(STATUS_ORDER),
+        "verdict_order": list(VERDICT_CLASSES),
+    }
+
+
+def _pills(view: dict[str, Any]) -> dict[str, list[tuple[str, str, int]]]:
+    """The filter pills: (value, words, number of claims it selects), in a fixed order."""
+    claims = view["claims"]
+    by_status = Counter(c["status"] for c in claims)
+    by_verdict = Counter(c["verdict"] for c in claims)
+    by_code = Counter(code for c in claims for code in c["codes"])
+    return {
+        "status": [(s, STATUS_WORDS.get(s, s), by_status[s]) for s in STATUS_ORDER if by_status[s]]
+        + [(s, s, n) for s, n in sorted(by_status.items()) if s not in STATUS_WORDS],
+        "code": [(code, code, n) for code, n in sorted(by_code.items())],
+        "verdict": [(v, w, by_verdict[v]) for v, w in VERDICT_CLASSES.items() if by_verdict[v]],
+    }
+
+
+def _data_block(view: dict[str, Any]) -> str:
+    """JSON that no text inside can end: ``<``, ``>`` and ``&`` as escapes, and the two
+    line separators JavaScript once treated as line ends."""
+    text = json.dumps(view, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                         ("\u2029", "\\u2029")):  # fmt: skip
+        text = text.replace(char, escape)
+    return text
 
 
 def render_html(report: dict[str, Any]) -> bytes:
-    rows_by_claim: dict[str, list[dict[str, Any]]] = {}
-    for row in report["results"]:
-        rows_by_claim.setdefault(row["claim"] or "", []).append(row)
+    # The canonical form first: a report fresh from an audit and one read back from
+    # report.json differ in the order of their keys, and the page must not.
+    report = json.loads(dump_report_dict(report))
+    view = report_view(report)
+    summary = report["summary"]
     html: str = _template().render(
         report=report,
         title=report.get("title") or "Citation audit",
-        rows_by_claim=rows_by_claim,
-        statuses=_STATUSES,
+        tones=TONES,
+        words=REPORT_WORDS,
+        pills=_pills(view),
+        total=len(view["claims"]),
+        results=summary.get("results_by_status", {}),
+        data=_data_block(view),
         script=_SCRIPT,
         script_hash=_SCRIPT_HASH,
+        style=_STYLE,
+        style_hash=_STYLE_HASH,
     )
     return html.encode("utf-8")

@@ -1,0 +1,171 @@
+"""The HTML report's view of a report, without a browser: the same bytes from
+``check`` and ``render``, plain-word verdicts, what was cited beside what the
+registry or corpus holds, the fix to paste, and a data block no text can end."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.report.html import render_html, report_view, verdict_words
+from tests.conftest import GOLDEN, run_cli
+from tests.report.html_cases import audit_html
+
+
+def _golden_report(case: str) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads((GOLDEN / case / "expected.json").read_text("utf-8"))
+    return report
+
+
+def _citation(view: dict[str, Any], claim_id: str) -> dict[str, Any]:
+    claim = next(c for c in view["claims"] if c["id"] == claim_id)
+    citation: dict[str, Any] = claim["citations"][0]
+    return citation
+
+
+def _data(html: bytes) -> dict[str, Any]:
+    block = re.search(rb'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    data: dict[str, Any] = json.loads(block.group(1))
+    return data
+
+
+def test_check_and_render_give_the_same_bytes(tmp_path: Path) -> None:
+    work = tmp_path / "seed"
+    shutil.copytree(GOLDEN / "seed000", work)
+    result = run_cli("check", work / "claims.json", "--offline", "--cache", work / "cache", "--sources",
+                     work / "sources", "--out", work / "report.json", "--format", "html", "--output",
+                     work / "check.html")  # fmt: skip
+    assert result.code == 1, result.stderr
+    assert (
+        run_cli("render", work / "report.json", "--format", "html", "--output", work / "render.html").code
+        == 0
+    )
+    assert (work / "check.html").read_bytes() == (work / "render.html").read_bytes()
+    mixed = audit_html(tmp_path / "mixed", 40)
+    rendered = run_cli(
+        "render", mixed.parent / "report.json", "--format", "html", "--output", tmp_path / "r.html"
+    )
+    assert rendered.code == 0
+    assert mixed.read_bytes() == (tmp_path / "r.html").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("verdict", "expected"),
+    [
+        (None, ("none", "not judged")),
+        ({"label": "entailed", "confidence": 0.912, "judge": "nli/x/1"}, ("supported", "judged supported, 0.91")),
+        ({"label": "contradicted", "confidence": None, "judge": "llm/m/2"}, ("contradicted", "judged contradicted")),
+        ({"label": "insufficient", "confidence": 0.5, "judge": "learned/m/1"},
+         ("insufficient", "judged not enough evidence, 0.50")),
+        ({"label": "unknown", "confidence": None, "judge": "rules/coverage<0.3/rules-1"},
+         ("undecided", "judge undecided")),
+    ],
+)  # fmt: skip
+def test_verdicts_in_plain_words(verdict: dict[str, Any] | None, expected: tuple[str, str]) -> None:
+    assert verdict_words(verdict) == expected
+
+
+def test_seed000_view_compares_quotes_and_fixes() -> None:
+    view = report_view(_golden_report("seed000"))
+    c1 = next(c for c in view["claims"] if c["id"] == "c1")
+    assert (c1["verdict"], c1["verdict_words"], c1["judged"]["by"]) == ("undecided", "judge undecided",
+                                                                        "word-coverage rules")  # fmt: skip
+    c2 = _citation(view, "c2")
+    assert c2["held"] == "registry"
+    assert c2["compare"] == [
+        ["identifier", "10.0000/demo.1", "10.0000/demo.1", False],
+        ["title", "Demo Paper on Retrieval Grounding", "Demo Paper on Retrieval Grounding", False],
+        ["year", "2023", "2024", True],
+        ["first author", "Ivanova", "", False],
+    ]
+    assert c2["fix"] == '{"year": 2024}'
+    assert c2["path"] == "$.claims[1].citations[0]"
+    assert c2["quote"] == {
+        "cited": "привязка каждого утверждения устраняет все ошибки",
+        "closest": {"text": "экспериментах привязка каждого утверждения к найденному фрагменту",
+                    "similarity": 0.673, "where": "[8, 73)"},
+        "where": "",
+    }  # fmt: skip
+    assert [f[:2] for f in c2["findings"]] == [["error", "E_YEAR_MISMATCH"], ["error", "E_QUOTE_NOT_FOUND"],
+                                              ["error", "E_NUMBER_UNSUPPORTED:3"]]  # fmt: skip
+    c3 = _citation(view, "c3")
+    assert (c3["held"], c3["fix"], c3["status"]) == ("registry (no answer)", None, "could_not_check")
+    c4 = next(c for c in view["claims"] if c["id"] == "c4")
+    assert c4["citations"][0]["id"] is None
+    assert c4["codes"] == ["E_UNCITED"]
+
+
+def test_corpus_views_show_the_right_range_and_version() -> None:
+    printed = _citation(report_view(_golden_report("seed003_printed_range")), "c1")
+    assert printed["held"] == "corpus"
+    assert ["range", "[24, 79)", "[25, 80)", True] in printed["compare"]
+    assert printed["fix"] == '{"end": 80, "start": 25}'
+    assert printed["quote"]["held"] == {"text": " Журнал операций хранится в течение 30 календарных дней",
+                                        "where": "[24, 79)"}  # fmt: skip
+    old = _citation(report_view(_golden_report("seed003_old_version")), "c1")
+    assert ["version", "2025-12", "2026-01", True] in old["compare"]
+    assert old["fix"] == '{"document_version": "2026-01"}'
+    real = _citation(report_view(_golden_report("seed003_real_range")), "c1")
+    assert real["fix"] is None
+    assert real["quote"]["excerpt"] == ["Правила хранения данных. ", "Журнал операций хранится в течение 30 "
+                                        "календарных дней.", " Резервные копии удаляются отдельно.", False,
+                                        False]  # fmt: skip
+    assert real["quote"]["where"] == "[25, 80), line 1"
+
+
+def test_title_fix_is_the_registry_title_and_the_normalised_quote_shows_as_cited(tmp_path: Path) -> None:
+    view = _data(audit_html(tmp_path, 8).read_bytes())
+    title = _citation(view, "c00002")
+    assert ["title", "Demo Paper on Retrieval Grinding", "Demo Paper on Retrieval Grounding", True] in title[
+        "compare"
+    ]
+    assert title["fix"] == '{"title": "Demo Paper on Retrieval Grounding"}'
+    normalized = _citation(view, "c00004")
+    assert normalized["quote"]["normalized"] == ["letter case"]
+    assert normalized["quote"]["cited"] == normalized["quote"]["excerpt"][1].upper()
+    assert normalized["fix"] is None
+
+
+def test_text_cannot_end_the_data_block() -> None:
+    report = _golden_report("seed000")
+    hostile = "</script><script>alert(1)</script><!-- & \u2028"
+    report["claims"][0]["text"] = hostile
+    html = render_html(report)
+    block = re.search(rb'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    assert b"<" not in block.group(1)
+    assert b">" not in block.group(1)
+    assert b"&" not in block.group(1)
+    assert _data(html)["claims"][0]["text"] == hostile
+    assert html.count(b"<script") == 2  # the data block and the page's own script
+
+
+def test_excerpt_context_is_the_audits() -> None:
+    from citeaudit import core
+    from citeaudit.report import html
+
+    assert html.EXCERPT_CONTEXT == core.EXCERPT_CONTEXT
+
+
+def test_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys; from pathlib import Path; from citeaudit.report.html import render_html; "
+        "sys.stdout.buffer.write(render_html(json.loads(Path(sys.argv[1]).read_text('utf-8'))))"
+    )
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", script, str(GOLDEN / "seed000" / "expected.json")],
+                              env=env, capture_output=True, check=True, cwd=tmp_path)  # fmt: skip
+        outputs.add(done.stdout)
+    assert outputs == {(GOLDEN / "seed000" / "expected.html").read_bytes()}
