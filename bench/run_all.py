@@ -12,6 +12,7 @@ import sys
 from bench import (
     check_throughput,
     hostile_input,
+    html_report,
     judge_throughput,
     rag_latency,
     resolve_rate,
@@ -32,6 +33,7 @@ BENCHMARKS = {
     "semantic": ("The semantic stage: the rules judge on labelled public sets", semantic_eval),
     "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
+    "html": ("The HTML report of 10,000 claims in Chromium", html_report),
 }
 
 
