@@ -324,7 +324,7 @@ def _quote(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, A
     return out
 
 
-def _suggestion_words(code: str, suggestion: dict[str, Any]) -> str:
+def _suggestion_words(suggestion: dict[str, Any]) -> str:
     """What a suggestion says that the comparison, quote and fix do not already show."""
     shown = {"title", "years", "first_author", "authors", "container", "volume", "issue", "pages", "start",
              "end", "closest", "span", "similarity", "expected", "version", "revision", "digest",
@@ -359,7 +359,7 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
         "quote": _quote(row, found),
         "fix": _fix_json(_fix(row, found)),
         "findings": [
-            [f["severity"], f["label"], f["message"], _suggestion_words(f["code"], f.get("suggestion") or {})]
+            [f["severity"], f["label"], f["message"], _suggestion_words(f.get("suggestion") or {})]
             for f in findings
         ],
     }
