@@ -1,0 +1,110 @@
+"""The pre-commit hook: ``citeaudit-hook`` in-process, and the repository's own
+``.pre-commit-hooks.yaml`` through ``pre-commit try-repo`` on a temporary repository."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citeaudit.cli.hook import main, split_arguments, worst
+from tests.conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "seed000"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with the seed 000 example's cache and snapshots, a wrong and a clean claims file."""
+    repo = tmp_path / "repo"
+    for name in ("cache", "sources"):
+        shutil.copytree(EXAMPLE / name, repo / "vendor" / name)
+    claims = json.loads((EXAMPLE / "claims.json").read_text(encoding="utf-8"))
+    (repo / "wrong.claims.json").write_text(json.dumps(claims), encoding="utf-8")
+    (repo / "clean.claims.json").write_text(json.dumps({"claims": claims["claims"][:1]}), encoding="utf-8")
+    (repo / "citeaudit.toml").write_text('cache = "vendor/cache"\nsources = "vendor/sources"\n', "utf-8")
+    return repo
+
+
+def test_options_keep_their_values_and_the_rest_are_files() -> None:
+    argv = ["--cache", "c", "a.json", "--severity=E_TITLE_MISMATCH=warning", "--jobs", "2", "b.json"]
+    assert split_arguments(argv) == (
+        ["--cache", "c", "--severity=E_TITLE_MISMATCH=warning", "--jobs", "2"],
+        ["a.json", "b.json"],
+    )
+    assert split_arguments(["--reviews", "x.json"]) == (["--reviews"], ["x.json"])
+
+
+def test_the_worst_exit_code_wins() -> None:
+    assert worst([0, 3, 1, 0]) == 1
+    assert worst([3, 0]) == 3
+    assert worst([1, 2]) == 2
+    assert worst([]) == 0
+
+
+def test_each_file_is_checked_offline_and_nothing_is_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(repo)
+    before = sorted(p.name for p in repo.iterdir())
+    assert main(["clean.claims.json"]) == 0
+    assert main(["clean.claims.json", "wrong.claims.json"]) == 1
+    assert sorted(p.name for p in repo.iterdir()) == before  # no report.json
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert lines[:2] == ["clean.claims.json:", "checked=1 failed=0 report=-"]
+    assert "wrong.claims.json:" in lines
+    assert "checked=4 failed=3 report=-" in lines
+
+
+def test_report_options_are_refused(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    stderr = io.StringIO()
+    assert main(["--out", "r.json", "clean.claims.json"], stderr=stderr) == 2
+    assert stderr.getvalue() == "citeaudit-hook: error: --out, --output and --format are not for the hook\n"
+
+
+def _git(repo: Path, *argv: str) -> None:
+    subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True)
+
+
+def test_pre_commit_runs_the_hook_of_this_repository(repo: Path, tmp_path: Path) -> None:
+    """``pre-commit try-repo`` builds the hook's environment from this checkout (pip installs it
+    from the package registry's dependencies) and runs it on the changed claims files."""
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
+    command = [str(Path(sys.executable).parent / "pre-commit"), "try-repo", str(ROOT), "citeaudit"]
+    done = subprocess.run(
+        [*command, "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "checked=4 failed=3 report=-" in done.stdout
+    assert "- exit code: 1" in done.stdout
+    # Only the clean file: the hook passes. Files that are not claims files are not given to it.
+    (repo / "notes.json").write_text("{", encoding="utf-8")
+    clean = subprocess.run(
+        [*command, "--files", "clean.claims.json", "notes.json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
