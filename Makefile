@@ -34,6 +34,7 @@ demo: $(STAMP)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports --no-logo
 
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
@@ -59,4 +60,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -16,7 +16,7 @@ from tests.semantic.tiny_nli import build_tiny_nli
 
 from citeaudit.semantic import make_judge
 from citeaudit.semantic.datasets import load_pairs
-from citeaudit.semantic.judge import Fragment, Judge
+from citeaudit.semantic.interface import Fragment, Judge
 
 WICE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "semantic" / "wice"
 PAIRS = WICE / "entailment_retrieval_claim" / "dev.jsonl"

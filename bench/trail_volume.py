@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from citeaudit.api import audit
-from citeaudit.sources.store import Scope, ScopedLookup, open_store
-from citeaudit.sources.trail import ScopedTrail, Trail
+from citeaudit.store.evidence import Scope, ScopedLookup, open_store
+from citeaudit.store.trail import ScopedTrail, Trail
 
 SCOPE = Scope("bench", "trail")
 

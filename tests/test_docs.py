@@ -1,5 +1,6 @@
-"""Docs that cannot drift: every finding code, every flag of every command
-and every exit code is in the README."""
+"""Docs that cannot drift: every finding code, every flag of every command,
+every exit code, every environment variable, every judge backend, every
+report format and every identifier kind is in the README."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import re
 
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.cli import EXIT_CLEAN, EXIT_ERRORS, EXIT_INTERNAL, EXIT_UNCHECKED, EXIT_USAGE, build_parser
-from citeaudit.config import ENV_VARS
+from citeaudit.cli.check import EXIT_MANUAL_REVIEW, EXIT_REGENERATE
+from citeaudit.config import ENV_VARS, OTHER_ENV_VARS
+from citeaudit.identifiers import KINDS
+from citeaudit.report.formats import FORMAT_NAMES, ReportFormat
+from citeaudit.semantic.factory import BACKENDS, JUDGE_SPECS
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
@@ -49,14 +54,45 @@ def test_every_command_and_flag_is_documented() -> None:
 
 
 def test_every_environment_variable_is_documented() -> None:
-    for var in [*ENV_VARS.values(), "CITEAUDIT_CONFIG"]:
-        assert var in README
+    for var in [*ENV_VARS.values(), *OTHER_ENV_VARS]:
+        assert f"`{var}" in README, f"{var} is not in the README"
 
 
 def test_every_exit_code_is_documented() -> None:
     rows = _table_rows("### Exit codes")
-    for code in (EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE, EXIT_UNCHECKED, EXIT_INTERNAL):
+    codes = (
+        EXIT_CLEAN,
+        EXIT_ERRORS,
+        EXIT_USAGE,
+        EXIT_UNCHECKED,
+        EXIT_INTERNAL,
+        EXIT_REGENERATE,
+        EXIT_MANUAL_REVIEW,
+    )
+    assert len(set(codes)) == len(codes)
+    for code in codes:
         assert str(code) in rows
+    assert "regenerate_or_abstain" in rows[str(EXIT_REGENERATE)][0]
+    assert "manual_review" in rows[str(EXIT_MANUAL_REVIEW)][0]
+
+
+def test_every_judge_backend_is_documented() -> None:
+    # The usage line lists every spec form, in the factory's order.
+    assert f"--judge {'|'.join(JUDGE_SPECS.values())}]" in README
+    for name in BACKENDS:
+        assert f"`{name}`" in README, f"the {name} judge is not in the README"
+
+
+def test_every_report_format_is_documented() -> None:
+    for fmt in ReportFormat:
+        assert f"`{fmt.value}`" in README, f"the format {fmt.value} is not in the README"
+        assert FORMAT_NAMES[fmt] in README
+    assert set(FORMAT_NAMES) == set(ReportFormat)
+
+
+def test_every_identifier_kind_is_documented() -> None:
+    rows = _table_rows("### Identifier kinds")
+    assert set(rows) - {"kind"} == set(KINDS)
 
 
 def test_readme_starts_with_the_two_commands() -> None:

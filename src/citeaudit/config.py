@@ -18,9 +18,9 @@ from typing import Any
 
 from citeaudit.core import DEFAULT_MIN_QUOTE_LENGTH
 from citeaudit.errors import ConfigError
-from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from citeaudit.parallel import available_cpus
 from citeaudit.policy import Policy
+from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 
 __all__ = ["ENV_VARS", "FAIL_ON", "OTHER_ENV_VARS", "Config", "load_config"]
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
-from citeaudit import __version__
 from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.metadata import (
@@ -53,10 +52,11 @@ from citeaudit.model import (
 from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
-from citeaudit.semantic.judge import Judge
+from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.stage import fragment_of, judge_report
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
+from citeaudit.util.version import __version__
 
 __all__ = ["AuditSettings", "audit"]
 

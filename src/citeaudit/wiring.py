@@ -30,14 +30,15 @@ from citeaudit.core import audit as run_audit
 from citeaudit.errors import ConfigError
 from citeaudit.model import Report, Review, Submission
 from citeaudit.resolve.cache import CachingResolver, DoiCache
-from citeaudit.semantic.judge import Judge, configured_judge, make_judge
+from citeaudit.semantic.factory import configured_judge, make_judge
+from citeaudit.semantic.interface import Judge
 from citeaudit.sources.corpus import Corpus, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import SourceLookup
 
 if TYPE_CHECKING:
-    from citeaudit.sources.store import EvidenceStore, Scope
-    from citeaudit.sources.trail import ScopedTrail
+    from citeaudit.store.evidence import EvidenceStore, Scope
+    from citeaudit.store.trail import ScopedTrail
 
 __all__ = [
     "FROM_CONFIG",
@@ -124,17 +125,17 @@ class Evidence:
     scope: Scope
 
     def lookup(self) -> SourceLookup:
-        from citeaudit.sources.store import ScopedLookup
+        from citeaudit.store.evidence import ScopedLookup
 
         return ScopedLookup(self.store, self.scope)
 
     def trail(self) -> ScopedTrail:
-        from citeaudit.sources.trail import ScopedTrail, Trail
+        from citeaudit.store.trail import ScopedTrail, Trail
 
         return ScopedTrail(Trail(self.store), self.scope)
 
     def reviews_for(self, submission: Submission) -> list[Review]:
-        from citeaudit.sources.reviews import ReviewBook
+        from citeaudit.store.reviews import ReviewBook
 
         return ReviewBook(self.store).latest_for(self.scope.tenant, submission.digest)
 
@@ -150,7 +151,7 @@ def open_evidence(config: Config, *, read_only: bool = False, required: bool = F
         raise ConfigError("no evidence store: give --store (a SQLite file or a postgresql:// URL)")
     if not config.scope:
         raise ConfigError("no scope: give --scope TENANT/USER")
-    from citeaudit.sources.store import Scope, open_store  # SQLAlchemy only when used
+    from citeaudit.store.evidence import Scope, open_store  # SQLAlchemy only when used
 
     return Evidence(open_store(config.store, read_only=read_only), Scope.parse(config.scope))
 

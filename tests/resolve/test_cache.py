@@ -13,7 +13,7 @@ from citeaudit.errors import CacheError
 from citeaudit.resolve.cache import CachingResolver, DoiCache, doi_slug
 from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
-from citeaudit.slugs import hashed_name
+from citeaudit.util.slugs import hashed_name
 from tests.conftest import GOLDEN, read_jsonl, shared_data
 
 

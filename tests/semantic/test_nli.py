@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from citeaudit.errors import ConfigError
-from citeaudit.semantic.judge import Fragment, make_judge
+from citeaudit.semantic.factory import make_judge
+from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.nli import NliJudge, combine, label_mapping
 from tests.semantic.tiny_nli import build_tiny_nli
 

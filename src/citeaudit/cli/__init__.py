@@ -17,7 +17,6 @@ import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
-from citeaudit import __version__
 from citeaudit.cli import (
     cache,
     check,
@@ -41,6 +40,7 @@ from citeaudit.cli.common import (
     Parser,
 )
 from citeaudit.errors import CiteauditError
+from citeaudit.util.version import __version__
 
 __all__ = [
     "EXIT_CLEAN",

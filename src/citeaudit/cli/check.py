@@ -28,10 +28,10 @@ from citeaudit.cli.common import (
 from citeaudit.config import FAIL_ON, Config
 from citeaudit.errors import ConfigError
 from citeaudit.formats import load_submission, submission_from_bytes
-from citeaudit.formats.jsonload import read_stream
-from citeaudit.model import Decision, Report, Submission
+from citeaudit.model import Decision, Report, Severity, Submission
 from citeaudit.report.formats import RenderContext, ReportFormat, render
 from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
+from citeaudit.util.jsonload import read_stream
 from citeaudit.wiring import build_auditor, open_evidence
 
 __all__ = ["EXIT_MANUAL_REVIEW", "EXIT_REGENERATE", "add_parser", "exit_code", "run"]
@@ -76,7 +76,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         action="append",
         default=[],
         metavar="CODE=LEVEL",
-        help="change the severity of a finding code (error, warning, info); repeatable",
+        help=f"change the severity of a finding code ({', '.join(s.value for s in Severity)}); repeatable",
     )
     check.add_argument(
         "--jobs",

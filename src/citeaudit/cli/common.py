@@ -14,8 +14,8 @@ from typing import Any, TextIO
 
 from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError
-from citeaudit.resolve.cache import atomic_write
-from citeaudit.semantic.judge import JUDGE_SPECS
+from citeaudit.semantic.factory import JUDGE_SPECS
+from citeaudit.util.atomic import atomic_write
 
 __all__ = [
     "EXIT_CLEAN",

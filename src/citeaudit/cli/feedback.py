@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citeaudit.api import feedback, feedback_text
 from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, add_format_options, refuse_to_overwrite
 from citeaudit.cli.render import emit
+from citeaudit.report.feedback import feedback, feedback_text
 from citeaudit.report.read import load_report
 
 __all__ = ["add_parser", "run"]

@@ -34,8 +34,8 @@ def _label(value: str) -> tuple[str, str]:
 
 
 def _moment(value: str) -> str:
-    from citeaudit.sources.store import StoreError
-    from citeaudit.sources.trail import moment
+    from citeaudit.store.evidence import StoreError
+    from citeaudit.store.trail import moment
 
     try:
         return moment(value)
@@ -71,8 +71,8 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from citeaudit.sources.store import Scope, open_store
-    from citeaudit.sources.trail import Trail
+    from citeaudit.store.evidence import Scope, open_store
+    from citeaudit.store.trail import Trail
 
     target, scope = store_and_scope(load_config(Path.cwd(), args.config), args)
     store = open_store(target)

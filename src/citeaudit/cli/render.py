@@ -17,11 +17,11 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import read_input
 from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat, render
 from citeaudit.report.markdown import verify_markdown
 from citeaudit.report.read import load_report
 from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
+from citeaudit.util.jsonload import read_input
 
 __all__ = ["add_parsers", "emit", "run_render", "run_stats"]
 

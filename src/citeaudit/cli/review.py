@@ -88,8 +88,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 f"review of claim {args.claim!r} is stale: {args.input} is no longer the submission "
                 f"{digest[:12]}… the report was made from (now {current.digest[:12]}…); check it again first"
             )
-    from citeaudit.sources.reviews import ReviewBook
-    from citeaudit.sources.store import Scope, open_store
+    from citeaudit.store.evidence import Scope, open_store
+    from citeaudit.store.reviews import ReviewBook
 
     target, scope_text = store_and_scope(config, args)
     record = ReviewBook(open_store(target)).record(Scope.parse(scope_text).tenant, review)
@@ -102,8 +102,8 @@ def run_list(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, args.report)
     config = load_config(Path.cwd(), args.config)
     digest = _submission_digest(args.report, load_report(args.report))
-    from citeaudit.sources.reviews import ReviewBook
-    from citeaudit.sources.store import Scope, open_store
+    from citeaudit.store.evidence import Scope, open_store
+    from citeaudit.store.reviews import ReviewBook
 
     target, scope_text = store_and_scope(config, args)
     log = ReviewBook(open_store(target)).log_for(Scope.parse(scope_text).tenant, digest)

@@ -23,6 +23,7 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.errors import ConfigError
+from citeaudit.service.keys import ROLES
 
 __all__ = ["add_parsers", "run_keys", "run_serve"]
 
@@ -69,14 +70,14 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add.add_argument("--keys", type=Path, required=True, help="the TOML key file (created when missing)")
     add.add_argument("--tenant", required=True)
-    add.add_argument("--role", required=True, choices=["auditor", "ingester", "reviewer", "admin"])
+    add.add_argument("--role", required=True, choices=ROLES)
     add.add_argument("--name", default="", help="who holds the key (recorded with reviews)")
     add.set_defaults(func=run_keys)
 
 
 def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from citeaudit.service.http import hash_key, load_keys
-    from citeaudit.sources.store import Scope
+    from citeaudit.service.keys import hash_key, load_keys
+    from citeaudit.store.evidence import Scope
 
     Scope.parse(f"{args.tenant}/service")
     existing = args.keys.read_text("utf-8") if args.keys.exists() else ""

@@ -24,12 +24,12 @@ from citeaudit.cli.common import (
 from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError, SourceError
 from citeaudit.identifiers.doi import DOI
-from citeaudit.slugs import hashed_name
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.extract import extract_file
+from citeaudit.util.slugs import hashed_name
 
 if TYPE_CHECKING:
-    from citeaudit.sources.store import EvidenceStore, Scope
+    from citeaudit.store.evidence import EvidenceStore, Scope
 
 __all__ = ["add_parsers", "run_locate", "run_snapshot", "run_sources"]
 
@@ -117,7 +117,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _open(args: argparse.Namespace, config: Config) -> tuple[EvidenceStore, Scope]:
-    from citeaudit.sources.store import Scope, StoreLimits, open_store  # SQLAlchemy only when used
+    from citeaudit.store.evidence import Scope, StoreLimits, open_store  # SQLAlchemy only when used
 
     target, scope = store_and_scope(config, args)
     limits = StoreLimits(config.store_max_sources, config.store_max_text_bytes)
@@ -139,7 +139,7 @@ def run_sources(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             store.register(scope, args.id, args.title, args.locator, args.kind, args.filename)
             print_json({"registered": args.id, "filename": args.filename}, stdout)
         elif args.action == "add" and args.mcp:
-            from citeaudit.sources.mcp_ingest import McpRead, ingest_from_mcp
+            from citeaudit.store.mcp_ingest import McpRead, ingest_from_mcp
 
             if args.file is not None:
                 raise ConfigError("give either FILE or --mcp, not both")

@@ -17,8 +17,8 @@ from typing import Any
 from citeaudit.errors import InputError
 from citeaudit.formats import native, seed002
 from citeaudit.formats.bibtex import parse_bibtex
-from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 from citeaudit.model import Submission
+from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 
 __all__ = ["FORMATS", "InputFormat", "detect", "load_submission", "parse_document", "submission_from_bytes"]
 

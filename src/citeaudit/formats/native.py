@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, validate
 from citeaudit.formats.wire import (
     ConflictIn,
@@ -20,6 +19,7 @@ from citeaudit.formats.wire import (
     conflicts_from_wire,
 )
 from citeaudit.model import Citation, Claim, Submission
+from citeaudit.util.jsonload import json_path
 
 __all__ = ["parse"]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, validate
 from citeaudit.formats.wire import (
     ConflictIn,
@@ -18,6 +17,7 @@ from citeaudit.formats.wire import (
     conflicts_from_wire,
 )
 from citeaudit.model import Claim, Submission
+from citeaudit.util.jsonload import json_path
 
 __all__ = ["parse"]
 

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import json_path
+from citeaudit.util.jsonload import json_path
 
 __all__ = ["StrictWire", "expect_object", "validate"]
 

@@ -8,10 +8,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, create_model
 
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import json_path
 from citeaudit.formats.validate import StrictWire, expect_object, validate
 from citeaudit.identifiers import KINDS, IdentifierError, handler
 from citeaudit.model import Citation, Claim, Conflict, CorpusSource, StoreSource, WorkSource
+from citeaudit.util.jsonload import json_path
 
 __all__ = [
     "ConflictIn",

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
 from citeaudit.errors import CiteauditError
-from citeaudit.slugs import hashed_name
+from citeaudit.util.slugs import hashed_name
 
 __all__ = ["IdentifierError", "IdentifierHandler", "TextSource"]
 

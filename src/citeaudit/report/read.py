@@ -18,9 +18,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import load_json_bytes, read_input
 from citeaudit.formats.validate import validate
 from citeaudit.report.json import REPORT_SCHEMA
+from citeaudit.util.jsonload import load_json_bytes, read_input
 
 __all__ = ["ReportDoc", "load_report"]
 

@@ -9,40 +9,19 @@ and an atomic replace, so a crash never leaves half a file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from citeaudit.errors import CacheError
 from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
-from citeaudit.slugs import hashed_name, slug
+from citeaudit.util.atomic import atomic_write
+from citeaudit.util.slugs import hashed_name, slug
 
-__all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "doi_slug"]
+__all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "atomic_write", "doi_slug"]
 
 CACHE_SCHEMA = "citeaudit-cache/1"
-# The file names moved to citeaudit.slugs; the seed's name for the slug stays importable here.
+# The file names and atomic writes moved to citeaudit.util; the old names stay importable here.
 doi_slug = slug
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file, fsync, then rename over the target."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def _from_seed_entry(doi: str, data: dict[str, Any]) -> Record:

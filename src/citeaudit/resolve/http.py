@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from citeaudit import __version__
+from citeaudit.util.version import __version__
 
 __all__ = [
     "Clock",

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from citeaudit.resolve.cache import atomic_write
-from citeaudit.semantic.judge import VERDICTS, Fragment, Judge, JudgeIdentity, Verdict
+from citeaudit.semantic.interface import VERDICTS, Fragment, Judge, JudgeIdentity, Verdict
+from citeaudit.util.atomic import atomic_write
 
 __all__ = ["CachedJudge", "verdict_key"]
 

@@ -11,28 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citeaudit.model import JudgeIdentity, Verdict
-from citeaudit.semantic.judge import Fragment, Judge
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.interface import Fragment, Judge
 
 __all__ = ["CascadeJudge"]
 
 
-class CascadeJudge:
+class CascadeJudge(BaseJudge):
     def __init__(self, first: Judge, second: Judge) -> None:
         self._first = first
         self._second = second
         a, b = first.identity, second.identity
-        self._identity = JudgeIdentity("cascade", f"{a}+{b}", "cascade-1")
-
-    @property
-    def per_claim(self) -> bool:
-        return False
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self._identity
-
-    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
-        return self.judge_many([(claim, fragments)])[0]
+        super().__init__(JudgeIdentity("cascade", f"{a}+{b}", "cascade-1"))
 
     def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
         verdicts = self._first.judge_many(items)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from citeaudit.errors import InputError
-from citeaudit.semantic.judge import Fragment, VerdictLabel
+from citeaudit.semantic.interface import Fragment, VerdictLabel
 
 __all__ = ["DATASETS", "Pair", "load_pairs"]
 

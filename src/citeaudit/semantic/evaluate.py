@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeaudit.semantic.datasets import Pair
-from citeaudit.semantic.judge import VERDICTS, Judge
+from citeaudit.semantic.interface import VERDICTS, Judge
 
 __all__ = ["evaluate", "metrics"]
 

@@ -18,7 +18,8 @@ from typing import Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict, judge_each
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.interface import Fragment, JudgeIdentity, Verdict
 
 __all__ = ["API_KEY_ENV", "INSTRUCTION", "PROMPT_VERSION", "LlmJudge"]
 
@@ -47,7 +48,7 @@ class _Answer(BaseModel):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
-class LlmJudge:
+class LlmJudge(BaseJudge):
     def __init__(
         self,
         base_url: str,
@@ -69,15 +70,7 @@ class LlmJudge:
         self._attempts = attempts
         self._max_answer_bytes = max_answer_bytes
         self._sleep = sleep
-        self._identity = JudgeIdentity("llm", model, PROMPT_VERSION)
-
-    @property
-    def per_claim(self) -> bool:
-        return False
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self._identity
+        super().__init__(JudgeIdentity("llm", model, PROMPT_VERSION))
 
     def close(self) -> None:
         self._client.close()
@@ -112,9 +105,6 @@ class LlmJudge:
         if not set(answer.evidence_citation_ids) <= cited:
             return None  # it relied on a citation it was never shown
         return answer
-
-    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
-        return judge_each(self, items)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         if not fragments:

@@ -26,7 +26,8 @@ from typing import Any
 
 from citeaudit.errors import ConfigError
 from citeaudit.model import VERDICTS, JudgeIdentity, Verdict, VerdictLabel
-from citeaudit.semantic.judge import Fragment
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.signals import sentences
 
 __all__ = ["NliJudge", "combine", "label_mapping"]
@@ -130,7 +131,7 @@ def _model_digest(path: Path) -> str:
 DEFAULT_BATCH_SIZE = 16
 
 
-class NliJudge:
+class NliJudge(BaseJudge):
     """A transformers sequence-classification model as a judge."""
 
     def __init__(
@@ -177,20 +178,12 @@ class NliJudge:
         local = Path(model)
         revision = _model_digest(local) if local.is_dir() else str(getattr(config, "_commit_hash", "") or "")
         name = local.name if local.is_dir() else model
-        self._identity = JudgeIdentity("nli", f"{name}@{revision}" if revision else name, PROMPT_VERSION)
+        super().__init__(JudgeIdentity("nli", f"{name}@{revision}" if revision else name, PROMPT_VERSION))
 
     def _window(self, config: Any) -> int:
         limit = int(self._tokenizer.model_max_length)
         positions = int(getattr(config, "max_position_embeddings", 512))
         return min(limit, positions) if limit < 1_000_000 else positions
-
-    @property
-    def per_claim(self) -> bool:
-        return False
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self._identity
 
     def chunks(self, claim_index: int, claim: str, fragments: Sequence[Fragment]) -> list[Chunk]:
         """The premise windows for one claim: whole sentences, in citation order,
@@ -232,9 +225,6 @@ class NliJudge:
                 probabilities = torch.softmax(self._model(**encoded).logits.float(), dim=-1)
             best = probabilities.max(dim=-1)
             yield list(zip(best.indices.tolist(), best.values.tolist(), strict=True))
-
-    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
-        return self.judge_many([(claim, fragments)])[0]
 
     def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
         claims = [claim for claim, _ in items]

@@ -11,32 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citeaudit.semantic.judge import Fragment, JudgeIdentity, Verdict, judge_each
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.interface import Fragment, JudgeIdentity, Verdict
 from citeaudit.semantic.signals import analyse
 
 __all__ = ["RulesJudge"]
 
 
-class RulesJudge:
+class RulesJudge(BaseJudge):
     """Signals route; only missing numbers and low coverage decide ``insufficient``.
 
     The 0.3 coverage floor was chosen on the dev sets of WiCE, CLIMATE-FEVER
     and AttributionBench (0.2–0.5 tried; see bench/RESULTS.md)."""
 
+    PER_CLAIM = True
+
     def __init__(self, min_coverage: float = 0.3) -> None:
+        super().__init__(JudgeIdentity("rules", f"coverage<{min_coverage:g}", "rules-1"))
         self._min_coverage = min_coverage
-        self._identity = JudgeIdentity("rules", f"coverage<{min_coverage:g}", "rules-1")
-
-    @property
-    def per_claim(self) -> bool:
-        return True
-
-    @property
-    def identity(self) -> JudgeIdentity:
-        return self._identity
-
-    def judge_many(self, items: Sequence[tuple[str, Sequence[Fragment]]]) -> list[Verdict]:
-        return judge_each(self, items)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         report = analyse(claim, fragments)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from citeaudit.checks.numbers import extract_numbers
-from citeaudit.semantic.judge import Fragment
+from citeaudit.semantic.interface import Fragment
 
 __all__ = ["Signal", "SignalReport", "analyse", "content_terms", "sentences"]
 

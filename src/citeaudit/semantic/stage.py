@@ -11,7 +11,7 @@ nothing to judge and gets no verdict.
 from __future__ import annotations
 
 from citeaudit.model import Citation, ClaimStatus, Report, Verdict, WorkSource
-from citeaudit.semantic.judge import Fragment, Judge
+from citeaudit.semantic.interface import Fragment, Judge
 
 __all__ = ["fragment_of", "fragments_by_claim", "judge_report"]
 

@@ -18,11 +18,11 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from citeaudit import __version__
 from citeaudit.errors import CiteauditError
 from citeaudit.formats import parse_bytes
 from citeaudit.report.json import report_to_dict
 from citeaudit.sources.interface import StoredSource
+from citeaudit.util.version import __version__
 from citeaudit.wiring import Auditor, Evidence
 
 __all__ = ["McpOptions", "build_server"]

@@ -13,10 +13,10 @@ from typing import Annotated
 from pydantic import Field
 
 from citeaudit.errors import InputError
-from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, json_path, load_json_bytes, read_input
 from citeaudit.formats.validate import StrictWire, expect_object, validate
 from citeaudit.locate import SourceText
 from citeaudit.sources.interface import normalize_newlines
+from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, json_path, load_json_bytes, read_input
 
 __all__ = ["Corpus", "Document", "load_corpus"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeaudit.errors import SourceError
-from citeaudit.slugs import hashed_name, slug
 from citeaudit.sources.interface import SnapshotStore, normalize_newlines
+from citeaudit.util.slugs import hashed_name, slug
 
 __all__ = ["SnapshotDirectory"]
 

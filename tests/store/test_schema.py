@@ -8,9 +8,9 @@ from __future__ import annotations
 import multiprocessing
 from multiprocessing.synchronize import Barrier
 
-from citeaudit.sources.reviews import ReviewBook
-from citeaudit.sources.store import Scope, open_store
-from citeaudit.sources.trail import Trail
+from citeaudit.store.evidence import Scope, open_store
+from citeaudit.store.reviews import ReviewBook
+from citeaudit.store.trail import Trail
 
 PROCESSES = 8
 

@@ -39,7 +39,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.interface import Revision, SourceLookup, StoredSource, digest_text, normalize_newlines
-from citeaudit.sources.schema import schema_lock
+from citeaudit.store.schema import schema_lock
 
 __all__ = [
     "EvidenceStore",

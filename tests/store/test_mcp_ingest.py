@@ -1,5 +1,5 @@
 """Ingesting sources through a real stdio MCP document server (written with the
-SDK in tests/service/doc_server.py): the happy path, a server that returns the
+SDK in tests/store/doc_server.py): the happy path, a server that returns the
 wrong file, an error result, an oversize answer, a binary answer, one that hangs;
 and seed 002's MCP scenario end to end."""
 

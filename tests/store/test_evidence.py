@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit.sources.store import Scope, StoreError, StoreLimits, open_store
+from citeaudit.store.evidence import Scope, StoreError, StoreLimits, open_store
 
 A = Scope("acme", "alice")
 B = Scope("acme", "bob")

@@ -13,8 +13,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.api import audit
-from citeaudit.sources.store import Scope, ScopedLookup, StoreError, open_store
-from citeaudit.sources.trail import ScopedTrail, Trail, moment
+from citeaudit.store.evidence import Scope, ScopedLookup, StoreError, open_store
+from citeaudit.store.trail import ScopedTrail, Trail, moment
 from tests.conftest import run_cli
 
 SCOPE = Scope("acme", "alice")

@@ -8,8 +8,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import Review
-from citeaudit.sources.reviews import ReviewBook
-from citeaudit.sources.store import open_store
+from citeaudit.store.evidence import open_store
+from citeaudit.store.reviews import ReviewBook
 
 DIGEST = "a" * 64
 OTHER = "b" * 64

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.interface import Revision
-from citeaudit.sources.store import EvidenceStore, Scope
+from citeaudit.store.evidence import EvidenceStore, Scope
 
 __all__ = ["McpRead", "ingest_from_mcp"]
 

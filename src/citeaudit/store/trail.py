@@ -29,8 +29,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import Report, StoreSource
-from citeaudit.sources.schema import schema_lock
-from citeaudit.sources.store import EvidenceStore, Scope, StoreError
+from citeaudit.store.evidence import EvidenceStore, Scope, StoreError
+from citeaudit.store.schema import schema_lock
 
 __all__ = ["ScopedTrail", "Trail", "TrailRecord", "make_append_only", "moment", "record_of"]
 

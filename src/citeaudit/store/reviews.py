@@ -18,9 +18,9 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import Review
-from citeaudit.sources.schema import schema_lock
-from citeaudit.sources.store import EvidenceStore, StoreError
-from citeaudit.sources.trail import make_append_only
+from citeaudit.store.evidence import EvidenceStore, StoreError
+from citeaudit.store.schema import schema_lock
+from citeaudit.store.trail import make_append_only
 
 __all__ = ["ReviewBook", "ReviewRecord"]
 

@@ -1,0 +1,103 @@
+"""A report turned into instructions for the agent that wrote the answer: which claims to fix or
+delete and why, with the suggestions, which to keep as they are, and the claims a judge found not
+shown by their quotes (seed 000 step 6). ``citeaudit feedback`` and the repair loop use it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from citeaudit.model import Report
+from citeaudit.report.json import report_to_dict
+
+__all__ = ["RULE", "feedback", "feedback_text"]
+
+RULE = (
+    "Fix or delete only the claims listed below. Do not change, add or reword any other claim. "
+    "Use only the sources you were given; a quote must be copied verbatim from the source."
+)
+
+
+def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
+    """Instructions for the agent: which claims to fix or delete, why, with the
+    suggestions (registry title and years, the right range, the occurrence of the
+    quote), and the rule that every other claim must stay as it is."""
+    data = report_to_dict(report) if isinstance(report, Report) else dict(report)
+    by_claim: dict[str, list[dict[str, Any]]] = {}
+    for row in data["results"]:
+        errors = [f for f in row["findings"] if f["severity"] == "error"]
+        if row["claim"] is None or not errors:
+            continue
+        for finding in errors:
+            problem = {"citation": row["citation"], "code": finding["label"], "why": finding["message"]}
+            if finding.get("suggestion"):
+                problem["suggestion"] = finding["suggestion"]
+            by_claim.setdefault(row["claim"], []).append(problem)
+    statuses = {c["id"]: c["status"] for c in data["claims"]}
+    fix = []
+    for claim_id, problems in sorted(by_claim.items()):
+        unchecked = all(
+            p["code"] in {"E_NOT_CACHED", "E_NO_SNAPSHOT", "E_REGISTRY_UNAVAILABLE"} for p in problems
+        )
+        action = "wait_for_a_person" if unchecked else "fix_or_delete"
+        fix.append(
+            {"claim": claim_id, "action": action, "status": statuses.get(claim_id), "problems": problems}
+        )
+    keep = sorted(c for c in statuses if c not in by_claim)
+    return {
+        "clean": not fix,
+        "fix": fix,
+        "keep_unchanged": keep,
+        "weak": _weak_claims(data),
+        "rule": RULE,
+        "report_input_sha256": data["input_sha256"],
+    }
+
+
+def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Claims that passed every check but that a judge or a reviewer found not
+    shown by their quotes: advice, not errors (``clean`` ignores them)."""
+    weak = []
+    for claim in data["claims"]:
+        verdict = claim.get("verdict") or {}
+        reviewed = claim.get("review_status")
+        label = reviewed if reviewed in ("insufficient", "contradicted") else verdict.get("label")
+        if reviewed == "supported" or label not in ("insufficient", "contradicted"):
+            continue
+        by = "a reviewer" if reviewed in ("insufficient", "contradicted") else verdict["judge"]
+        weak.append(
+            {"claim": claim["id"], "verdict": label, "by": by, "unsupported": verdict.get("unsupported", [])}
+        )
+    return weak
+
+
+def feedback_text(instructions: Mapping[str, Any]) -> str:
+    """The same instructions as plain text, for a prompt."""
+    weak = instructions.get("weak", [])
+    advice = [
+        f"  - {w['claim']}: {w['verdict']} according to {w['by']}"
+        + (f"; not found in the quotes: {', '.join(w['unsupported'])}" if w["unsupported"] else "")
+        for w in weak
+    ]
+    if advice:
+        advice = ["", "Not shown by their quotes (a judgement, not a failed check); narrow the claim to what "
+                  "the quote says, cite a passage that says it, or remove it:", *advice]  # fmt: skip
+    if instructions["clean"]:
+        return (
+            "Every citation passed the deterministic checks. Change nothing.\n"
+            if not advice
+            else ("Every citation passed the deterministic checks.\n" + "\n".join(advice[1:]) + "\n")
+        )
+    lines = [instructions["rule"], ""]
+    for item in instructions["fix"]:
+        lines.append(f"Claim {item['claim']} ({item['action'].replace('_', ' ')}):")
+        for p in item["problems"]:
+            hint = (
+                f" Suggestion: {json.dumps(p['suggestion'], ensure_ascii=False)}" if "suggestion" in p else ""
+            )
+            where = f"citation {p['citation']}" if p["citation"] else "the claim"
+            lines.append(f"  - {p['code']} on {where}: {p['why']}.{hint}")
+    if instructions["keep_unchanged"]:
+        lines += ["", "Keep unchanged: " + ", ".join(instructions["keep_unchanged"])]
+    return "\n".join(lines + advice) + "\n"

@@ -1,0 +1,103 @@
+"""The HTTP API (FastAPI): the app, its body limit and its counters, over the collaborators the
+composition root builds.
+
+* API keys map to a tenant and a role (auditor, ingester, reviewer, admin);
+  they are kept as SHA-256 hashes, never in clear (:mod:`citeaudit.service.keys`).
+* Every query is scoped by the key's tenant: sources, reports and reviews of
+  one tenant are invisible to every other (a foreign id is a plain 404).
+* Request bodies are size-limited; every error is one JSON problem document
+  (RFC 9457, ``application/problem+json``; :mod:`.problems`).
+* The service audits offline against the configured cache and snapshots: it
+  never goes online on a request's behalf (:func:`citeaudit.wiring.service_auditor`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from citeaudit.config import Config
+from citeaudit.service.http.problems import add_problem_handlers, problem_response, too_large
+from citeaudit.service.http.routes import Service, router_for
+from citeaudit.service.keys import ApiKey
+from citeaudit.store.evidence import open_store
+from citeaudit.store.reports import ReportRecords
+from citeaudit.store.reviews import ReviewBook
+from citeaudit.store.trail import Trail
+from citeaudit.util.version import __version__
+from citeaudit.wiring import service_auditor
+
+__all__ = ["BodyLimit", "ServiceSettings", "create_app"]
+
+
+@dataclass
+class ServiceSettings:
+    store: str
+    keys: list[ApiKey]
+    # What the audits are built from (citeaudit.wiring.service_auditor): the cache, the snapshots,
+    # the [severity] and [policy] tables, the judge (judge = "none": no semantic stage).
+    config: Config = field(default_factory=Config)
+    max_body_bytes: int = 2_000_000
+    counters: Counter[str] = field(default_factory=Counter)
+
+
+class BodyLimit:
+    """ASGI middleware counting a body as it arrives, so that a chunked body (no
+    Content-Length) is held to the limit too and refused before it is all in memory (a 5 MB
+    chunked revision was stored through a 100 KB limit before). It sits inside the
+    counting middleware, so the refusal is raised in the endpoint that reads the body and
+    answered like any other problem. (FastAPI's own ``max_body_size`` answers in plain text.)"""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Any:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise too_large(self.limit)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+def create_app(settings: ServiceSettings) -> FastAPI:
+    auditor = service_auditor(settings.config)
+    store = open_store(settings.store)
+    counters = settings.counters
+    service = Service(auditor, store, ReportRecords(store), ReviewBook(store), Trail(store), counters)
+    app = FastAPI(
+        title="citeaudit",
+        version=__version__,
+        description="Deterministic audits of the citations in what agents write. Every request but "
+        "/healthz needs an `Authorization: Bearer <key>` header; keys map to a tenant and a role.",
+    )
+    app.state.keys = {k.sha256: k for k in settings.keys}
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)  # added first: inside the next one
+
+    @app.middleware("http")
+    async def limit_and_count(request: Request, call_next: Any) -> Response:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > settings.max_body_bytes):
+            counters["413"] += 1
+            refused = too_large(settings.max_body_bytes)
+            return problem_response(refused.status, refused.title, refused.detail)
+        response: Response = await call_next(request)
+        counters[str(response.status_code)] += 1
+        return response
+
+    add_problem_handlers(app)
+    app.include_router(router_for(service))
+    return app

@@ -1,0 +1,185 @@
+"""The endpoints of the HTTP API, over the collaborators :mod:`citeaudit.service.http.app` builds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from pydantic import BaseModel, Field
+
+from citeaudit.errors import CiteauditError
+from citeaudit.formats import parse_bytes
+from citeaudit.model import Review
+from citeaudit.policy import ReviewError, check_review
+from citeaudit.report.json import dump_report_dict, report_to_dict
+from citeaudit.service.http.auth import Caller, allowed
+from citeaudit.service.http.problems import Problem
+from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreError
+from citeaudit.store.reports import ReportRecords
+from citeaudit.store.reviews import ReviewBook
+from citeaudit.store.trail import Trail
+from citeaudit.util.version import __version__
+from citeaudit.wiring import Auditor
+
+__all__ = ["ReviewIn", "RevisionIn", "Service", "SourceIn", "router_for"]
+
+
+class SourceIn(BaseModel):
+    model_config = {"extra": "forbid"}
+    source_id: Annotated[str, Field(min_length=1, max_length=200)]
+    title: Annotated[str, Field(min_length=1, max_length=1000)]
+    locator: Annotated[str, Field(min_length=1, max_length=1000)]
+    kind: Annotated[str, Field(min_length=1, max_length=32)] = "document"
+
+
+class RevisionIn(BaseModel):
+    model_config = {"extra": "forbid"}
+    text: Annotated[str, Field(min_length=1)]
+
+
+class ReviewIn(BaseModel):
+    model_config = {"extra": "forbid"}
+    report_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    claim_id: Annotated[str, Field(min_length=1, max_length=200)]
+    verdict: Literal["supported", "insufficient", "contradicted"]
+    note: Annotated[str, Field(min_length=1, max_length=1000)]
+
+
+@dataclass
+class Service:
+    """What the endpoints work with: the auditor (from the composition root) and the store's books."""
+
+    auditor: Auditor
+    store: EvidenceStore
+    records: ReportRecords
+    book: ReviewBook
+    trail: Trail
+    counters: Counter[str]
+
+    def reviews_json(self, tenant: str, report_body: str) -> list[dict[str, str]]:
+        submission_sha256 = json.loads(report_body)["submission_sha256"]
+        return [
+            {"claim_id": r.claim_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer}
+            for r in self.book.latest_for(tenant, submission_sha256)
+        ]
+
+
+async def _body_bytes(request: Request) -> bytes:
+    return await request.body()  # held to max_body_bytes as it arrives (app.BodyLimit)
+
+
+def router_for(service: Service) -> APIRouter:
+    router = APIRouter()
+    auditor, store, records, book, trail = (
+        service.auditor, service.store, service.records, service.book, service.trail
+    )  # fmt: skip
+    counters = service.counters
+    reviews_json = service.reviews_json
+    body_bytes = _body_bytes
+
+    @router.get("/healthz")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @router.get("/metrics", response_class=PlainTextResponse)
+    def metrics(key: Caller) -> str:
+        lines = [
+            "# HELP citeaudit_http_responses Responses by status.",
+            "# TYPE citeaudit_http_responses counter",
+        ]
+        lines += [
+            f'citeaudit_http_responses{{status="{s}"}} {n}'
+            for s, n in sorted(counters.items())
+            if s.isdigit()
+        ]
+        lines += ["# HELP citeaudit_audits Audits run.", "# TYPE citeaudit_audits counter",
+                  f"citeaudit_audits {counters['audits']}"]  # fmt: skip
+        return "\n".join(lines) + "\n"
+
+    @router.post(
+        "/v1/audit",
+        openapi_extra={
+            "requestBody": {"content": {"application/json": {"schema": {"type": "object"}}}, "required": True}
+        },
+    )
+    async def post_audit(request: Request, key: Caller) -> JSONResponse:
+        scope = allowed(key, "audit")
+        data = await body_bytes(request)
+        try:
+            submission = parse_bytes(data, "body")
+            report = auditor.audit(
+                submission,
+                store=ScopedLookup(store, scope),
+                reviews=book.latest_for(key.tenant, submission.digest),
+            )
+        except CiteauditError as e:
+            raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
+        body = dump_report_dict(report_to_dict(report))
+        digest = hashlib.sha256(body).hexdigest()
+        records.save_report(key.tenant, digest, body.decode("utf-8"))
+        with records.lock:
+            trail.append(scope, report)
+        counters["audits"] += 1
+        return JSONResponse({"digest": digest, "report": json.loads(body)})
+
+    @router.get("/v1/reports/{digest}")
+    def get_report(digest: str, key: Caller) -> JSONResponse:
+        allowed(key, "read_reports")
+        body = records.report(key.tenant, digest)
+        if body is None:
+            raise Problem(404, "Not Found", f"no report {digest} in this tenant")
+        return JSONResponse(
+            {"digest": digest, "report": json.loads(body), "reviews": reviews_json(key.tenant, body)}
+        )
+
+    @router.post("/v1/sources", status_code=201)
+    def post_source(source: SourceIn, key: Caller) -> dict[str, str]:
+        scope = allowed(key, "ingest")
+        try:
+            store.register(scope, source.source_id, source.title, source.locator, source.kind)
+        except StoreError as e:
+            raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
+        return {"source_id": source.source_id}
+
+    @router.post("/v1/sources/{source_id}/revisions", status_code=201)
+    def post_revision(source_id: str, revision: RevisionIn, key: Caller) -> dict[str, Any]:
+        scope = allowed(key, "ingest")
+        if store.get(scope, source_id, with_text=False) is None:
+            raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
+        try:
+            added, created = store.ingest(scope, source_id, revision.text)
+        except StoreError as e:
+            raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
+        return {**added.ref(), "created": created, "entered_at": added.entered_at}
+
+    @router.get("/v1/sources/{source_id}")
+    def get_source(source_id: str, key: Caller) -> dict[str, Any]:
+        scope = allowed(key, "read_sources")
+        found = store.get(scope, source_id, with_text=False)
+        if found is None:
+            raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
+        return found.to_json()
+
+    @router.post("/v1/reviews", status_code=201)
+    def post_review(review: ReviewIn, key: Caller) -> dict[str, str]:
+        allowed(key, "review")
+        body = records.report(key.tenant, review.report_digest)
+        if body is None:
+            raise Problem(404, "Not Found", f"no report {review.report_digest} in this tenant")
+        report = json.loads(body)
+        digest = report["submission_sha256"]
+        recorded = Review(digest, review.claim_id, review.verdict, review.note, key.name or key.sha256[:12])
+        try:  # the rules every audit applies to a review, so none is stored that would break them
+            check_review(recorded, digest, {c["id"] for c in report["claims"]})
+        except ReviewError as e:
+            raise Problem(422, "Unprocessable Content", str(e)) from None
+        with records.lock:
+            book.record(key.tenant, recorded)
+        return {"report_digest": review.report_digest, "claim_id": review.claim_id, "verdict": review.verdict}
+
+    return router
