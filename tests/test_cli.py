@@ -4,6 +4,7 @@ never opening a socket."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from citeaudit.cli import build_parser
 from tests.conftest import GOLDEN, ROOT, run_cli
 
 
@@ -309,3 +311,53 @@ def test_every_variable_the_code_reads_is_known() -> None:
     for path in (ROOT / "src" / "citeaudit").rglob("*.py"):
         read |= set(re.findall(r"CITEAUDIT_[A-Z_]+[A-Z]", path.read_text("utf-8")))
     assert read <= {*ENV_VARS.values(), *OTHER_ENV_VARS}
+
+
+def _all_parsers() -> list[argparse.ArgumentParser]:
+    found: list[argparse.ArgumentParser] = []
+    todo: list[argparse.ArgumentParser] = [build_parser()]
+    while todo:
+        parser = todo.pop()
+        found.append(parser)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+    return found
+
+
+def test_a_shared_option_has_one_help_text_everywhere() -> None:
+    helps: dict[str, set[str]] = {}
+    for parser in _all_parsers():
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag in {
+                    "--cache",
+                    "--sources",
+                    "--config",
+                    "--store",
+                    "--scope",
+                    "--corpus",
+                    "--mailto",
+                    "--output",
+                }:
+                    helps.setdefault(flag, set()).add(str(action.help))
+    assert set(helps) == {
+        "--cache",
+        "--sources",
+        "--config",
+        "--store",
+        "--scope",
+        "--corpus",
+        "--mailto",
+        "--output",
+    }
+    assert {flag: len(texts) for flag, texts in helps.items()} == dict.fromkeys(helps, 1)
+
+
+def test_every_command_runs_through_the_function_it_registered() -> None:
+    leaves = [
+        p for p in _all_parsers() if not any(isinstance(a, argparse._SubParsersAction) for a in p._actions)
+    ]
+    assert len(leaves) >= 20
+    for parser in leaves:
+        assert callable(parser.get_default("func")), parser.prog

@@ -1,0 +1,86 @@
+"""Judges from their specs: the table of backends, and what a spec it does not know gets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from citeaudit.errors import ConfigError
+from citeaudit.semantic import factory
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.cache import CachedJudge
+from citeaudit.semantic.cascade import CascadeJudge
+from citeaudit.semantic.factory import BACKENDS, JUDGE_SPECS, Backend, configured_judge, make_judge
+from citeaudit.semantic.interface import Fragment, Judge, JudgeIdentity, Verdict
+from citeaudit.semantic.rules import RulesJudge
+
+
+def test_every_spec_form_is_listed_from_the_table() -> None:
+    assert list(JUDGE_SPECS.values()) == [
+        "rules",
+        "nli:MODEL[?OPTIONS][#LABELS]",
+        "llm:MODEL@URL",
+        "rules+SPEC",
+        "none",
+    ]
+    assert [b.syntax for b in BACKENDS.values()] == list(JUDGE_SPECS.values())[:3]
+
+
+@pytest.mark.parametrize("spec", ["oracle", "rules:x", "ruless", "", "none"])
+def test_a_spec_no_backend_names_is_refused(spec: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        make_judge(spec)
+    assert str(caught.value) == (
+        f"unknown judge {spec!r}; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"
+    )
+
+
+def test_configured_judges_cache_the_costly_ones(tmp_path: Path) -> None:
+    assert configured_judge("none", verdict_cache=None, cache=tmp_path, offline=True) is None
+    assert isinstance(configured_judge("rules", verdict_cache=None, cache=tmp_path, offline=True), RulesJudge)
+    llm = configured_judge("llm:m@http://127.0.0.1:9/v1", verdict_cache=None, cache=tmp_path, offline=True)
+    assert isinstance(llm, CachedJudge)
+    cascade = make_judge("rules+llm:m@http://127.0.0.1:9/v1", tmp_path, offline=True)
+    assert isinstance(cascade, CascadeJudge)
+    with pytest.raises(ConfigError, match=r"^offline, an llm judge can only answer from a verdict cache"):
+        make_judge("llm:m@http://127.0.0.1:9/v1", offline=True)
+
+
+class _Echo(BaseJudge):
+    """A judge that always answers one label: enough to show a backend registers by one entry."""
+
+    PER_CLAIM = True
+
+    def __init__(self, label: str) -> None:
+        super().__init__(JudgeIdentity("echo", label, "echo-1"))
+        self._label = label
+
+    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
+        return Verdict("insufficient" if self._label == "no" else "unknown", self.identity)
+
+
+def test_a_new_backend_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    backends = {
+        **BACKENDS,
+        "echo": Backend("echo:LABEL", "echo:LABEL", lambda spec, arg, offline: _Echo(arg)),
+    }
+    monkeypatch.setattr(factory, "BACKENDS", backends)
+    judge: Judge = make_judge("echo:no")
+    assert str(judge.identity) == "echo/no/echo-1"
+    assert judge.per_claim
+    assert [v.label for v in judge.judge_many([("c", []), ("d", [])])] == ["insufficient", "insufficient"]
+    assert isinstance(make_judge("rules+echo:no"), CascadeJudge)
+    with pytest.raises(ConfigError, match=r"expected 'rules', 'nli:MODEL', 'llm:MODEL@URL', 'echo:LABEL' or"):
+        make_judge("oracle")
+
+
+def test_a_judge_that_implements_neither_method_says_so() -> None:
+    class Empty(BaseJudge):
+        pass
+
+    empty = Empty(JudgeIdentity("empty", "-", "empty-1"))
+    assert not empty.per_claim
+    with pytest.raises(NotImplementedError, match=r"^Empty overrides neither judge nor judge_many$"):
+        empty.judge("c", [])
