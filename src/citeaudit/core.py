@@ -334,9 +334,9 @@ def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> li
     quotes = [c.quote for c in cited if c.quote is not None]
     years: set[int] = set()
     for r in rows:
-        source = r.citation.source if r.citation is not None else None
-        if isinstance(source, WorkSource) and source.year:
-            years.add(source.year)
+        year = r.citation.source.cited_year if r.citation is not None else None
+        if year:
+            years.add(year)
         years.update(r.years)
     return check_numbers(claim.text, quotes, years, make, len(cited))
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 __all__ = [
     "VERDICTS",
@@ -154,6 +154,13 @@ class WorkSource:
     type: str | None = None  # the kind of work as cited: journal-article, book, dataset…
     kind: str = "doi"  # the identifier kind, which decides how it is validated, resolved and checked
 
+    ranged: ClassVar[bool] = False  # cited by its identifier, not by a range of a text
+
+    @property
+    def cited_year(self) -> int | None:
+        """The year the work is cited with (checked against the registry; the numbers check exempts it)."""
+        return self.year
+
     def cited_fields(self) -> dict[str, Any]:
         """The metadata as cited, for the report (the identifier's handler names the work)."""
         out: dict[str, Any] = {}
@@ -176,6 +183,9 @@ class CorpusSource:
     document_id: str
     document_version: str
 
+    ranged: ClassVar[bool] = True  # cited by a range of the document's text
+    cited_year: ClassVar[None] = None
+
     @property
     def kind(self) -> str:
         return "corpus"
@@ -191,6 +201,9 @@ class StoreSource:
     source_id: str
     revision: int
     digest: str
+
+    ranged: ClassVar[bool] = True  # cited by a range of the revision's text
+    cited_year: ClassVar[None] = None
 
     @property
     def kind(self) -> str:
@@ -212,6 +225,9 @@ class ReferenceSource:
     title: str | None = None
     year: int | None = None
     first_author: str | None = None
+
+    ranged: ClassVar[bool] = True  # the report keeps the range fields of what names no work
+    cited_year: ClassVar[None] = None  # never looked up, so not a verified year
 
     @property
     def kind(self) -> str:

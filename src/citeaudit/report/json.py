@@ -74,7 +74,7 @@ def _row(row: Row) -> dict[str, Any]:
     }
     if row.citation is not None:
         out["quote"] = row.citation.quote
-        if not isinstance(row.citation.source, WorkSource):  # ranges are over source texts
+        if row.citation.source.ranged:
             out["range"] = {"start": row.citation.start, "end": row.citation.end}
     return out
 

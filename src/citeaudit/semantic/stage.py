@@ -10,7 +10,7 @@ nothing to judge and gets no verdict.
 
 from __future__ import annotations
 
-from citeaudit.model import Citation, ClaimStatus, Report, Verdict, WorkSource
+from citeaudit.model import Citation, ClaimStatus, Report, Verdict
 from citeaudit.semantic.interface import Fragment, Judge
 
 __all__ = ["fragment_of", "fragments_by_claim", "judge_report"]
@@ -21,7 +21,7 @@ def fragment_of(citation_id: str | None, citation: Citation | None) -> Fragment 
     if citation is None or not citation.quote or not citation.quote.strip():
         return None
     source = citation.source
-    years = (source.year,) if isinstance(source, WorkSource) and source.year is not None else ()
+    years = (source.cited_year,) if source.cited_year is not None else ()
     return Fragment(citation_id or citation.id, citation.quote, years)
 
 
