@@ -11,12 +11,20 @@ Routes (each under its own path prefix, so one server stands in for all):
   its Atom feed is written here from the real DataCite records of arXiv DOIs.
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
-rewritten); the benchmark uses it to repeat the records under distinct DOIs.
+rewritten, in any case); the benchmark uses it to repeat the records under distinct DOIs.
+A prefix with no recorded agency answer has the agency of the records it re-serves.
+
+Faults (``fault(route or DOI, ...)``, served in order): ``429``, ``500``, ``503`` (with
+``Retry-After: 1``); ``reset`` (connection reset); ``slow`` (2 s late); ``truncate`` (a complete
+answer of half the body); ``short`` (fewer bytes than promised); ``404`` (the route's own
+not-found answer for a work it holds, as a registry in trouble may send); ``html`` (a 200 with an
+HTML page, as a proxy or maintenance page would send).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -85,9 +93,12 @@ class _Data:
             'xmlns:arxiv="http://arxiv.org/schemas/atom">' + "".join(entries) + "</feed>"
         ).encode()
 
-    def agency(self, prefix: str) -> dict[str, Any] | None:
+    def agency(self, prefix: str, aliases: dict[str, str] | None = None) -> dict[str, Any] | None:
         if prefix in self.agencies:
             return self.agencies[prefix]
+        for alias, source in (aliases or {}).items():  # a prefix made up for aliases
+            if alias.startswith(prefix + "/"):
+                return self.agency(source.split("/", 1)[0])
         # Prefixes of recorded works without a recorded /ra answer: the agency that answered for them.
         if any(d.startswith(prefix + "/") for d in self.works):
             return {"RA": "Crossref", "status": None}
@@ -159,8 +170,19 @@ class RegistryServer:
         found = table.get(source)
         if found is None or source == doi:
             return found
-        text = json.dumps(found).replace(json.dumps(source)[1:-1], doi)  # the alias's own DOI everywhere
-        return json.loads(text)
+        pattern = re.compile(re.escape(json.dumps(source)[1:-1]), re.IGNORECASE)
+        return json.loads(pattern.sub(lambda _: doi, json.dumps(found)))  # the alias's own DOI everywhere
+
+    def not_found(self, route: str) -> tuple[str, bytes]:
+        """The recorded not-found answer of a route (content type, body)."""
+        if route.startswith("crossref"):
+            return "text/plain;charset=utf-8", self.data.crossref_404.encode()
+        if route == "datacite":
+            missing = {
+                "errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]
+            }
+            return "application/json", json.dumps(missing).encode()
+        return "text/html;charset=utf-8", self.data.doi_404.encode()
 
     def answer(self, path: str, query: dict[str, list[str]], accept: str) -> tuple[int, str, bytes]:
         if path.startswith("/crossref/works/"):
@@ -199,7 +221,7 @@ class RegistryServer:
             return 200, "application/atom+xml", self.data.arxiv_atom(ids)
         if path.startswith("/doi/ra/"):
             prefix = unquote(path[len("/doi/ra/") :]).lower()
-            entry = self.data.agency(prefix)
+            entry = self.data.agency(prefix, self.aliases)
             if entry is None or entry["RA"] is None:
                 return (
                     200,
@@ -287,6 +309,16 @@ class RegistryServer:
                     return
                 if fault == "slow":
                     time.sleep(2.0)
+                if fault == "404":
+                    server.log.append((path, 404))
+                    self._send(404, *server.not_found(route))
+                    return
+                if fault == "html":
+                    server.log.append((path, 200))
+                    self._send(
+                        200, "text/html;charset=utf-8", b"<html><body>Down for maintenance</body></html>"
+                    )
+                    return
                 if fault in ("429", "500", "503"):
                     server.log.append((path, int(fault)))
                     self._send(int(fault), "text/plain", b"try later", {**headers, "Retry-After": "1"})

@@ -112,7 +112,7 @@ def test_jalc_doi_goes_through_content_negotiation(registry: RegistryServer, tmp
     assert answer.status is ResolutionStatus.FOUND
     assert answer.record is not None
     assert answer.record.agency == "jalc"
-    assert registry.count(prefix="/doi/10.11367/") == 1
+    assert registry.count(prefix="/doi/10.11367%2F") == 1  # the DOI is one encoded path segment
 
 
 def test_arxiv_ids_go_through_the_arxiv_api(registry: RegistryServer, tmp_path: Path) -> None:

@@ -99,7 +99,10 @@ class DoiCache:
             if data.get("doi") != doi:
                 raise ValueError(f"entry is for DOI {data.get('doi')!r}")
             if status == "found":
-                return Resolution.found(Record.from_json(data["record"]))
+                record = Record.from_json(data["record"])
+                if record.doi.lower() != doi.lower():  # written for one DOI, the record of another
+                    raise ValueError(f"its record is for DOI {record.doi!r}")
+                return Resolution.found(record)
         elif "schema" in data:
             raise ValueError(f"unknown schema {data['schema']!r}")
         elif status == "found":
@@ -132,6 +135,8 @@ class DoiCache:
         """Store a final answer; refuses anything that is not one."""
         if resolution.status is ResolutionStatus.UNAVAILABLE:
             raise CacheError(f"refusing to cache a transient failure for {doi}")
+        if resolution.record is not None and resolution.record.doi.lower() != doi.lower():
+            raise CacheError(f"refusing to cache the record of {resolution.record.doi} for {doi}")
         entry: dict[str, Any] = {"doi": doi, "schema": CACHE_SCHEMA, "status": resolution.status.value}
         if resolution.agency:
             entry["agency"] = resolution.agency

@@ -78,7 +78,8 @@ class HttpAnswer:
     status: int
     body: bytes
     headers: Mapping[str, str]
-    url: str
+    url: str  # where the answer came from, after redirects
+    transient: str = ""  # the last transient failure before this answer ("" on a first try)
 
 
 class HttpFailure(Exception):
@@ -205,7 +206,10 @@ class HttpClient:
                     if response.status_code == 200 and expect_json and not _is_json(body):
                         last = "the answer was not complete JSON"
                     else:
-                        return HttpAnswer(response.status_code, body, response.headers, str(response.url))
+                        return HttpAnswer(
+                            response.status_code, body, response.headers, str(response.url),
+                            transient=last if attempt else "",
+                        )  # fmt: skip
                 else:
                     last = f"HTTP {response.status_code}"
                     if response.status_code == 429:

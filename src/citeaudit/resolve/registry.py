@@ -2,10 +2,16 @@
 by its registration agency (doi.org/ra), so a DataCite, JaLC, mEDRA, KISTI…
 DOI is never called "not found" because Crossref does not know it.
 
-Only final answers leave this module as found / not found: a record, a 404 of
-the right agency, or doi.org's "DOI does not exist". Anything else — retries
+Only final answers leave this module as found / not found: a record whose DOI
+is the DOI asked for, a 404 of the DOI's own agency from that agency's own host,
+or doi.org's "DOI does not exist" for its prefix. Anything else — retries
 exhausted, a wait longer than allowed, an answer that is not what the API
-promises — is "could not check" and is never cached.
+promises, a record of another DOI, a 404 reached after a transient failure on
+the DOI's way (a retried request, a failed batch request) — is "could not
+check" and is never cached.
+
+Every DOI in a URL path is percent-encoded whole (``/`` included), so no
+client, proxy or server can read dot segments in it and ask for another work.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
+import httpx
+
 from citeaudit.identifiers.arxiv import ARXIV, arxiv_id_of
 from citeaudit.identifiers.registry import route_of
 from citeaudit.resolve.arxiv import records_from_atom
@@ -26,7 +34,7 @@ from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.csl import CSL_MEDIA_TYPE, record_from_csl
 from citeaudit.resolve.datacite import record_from_datacite
 from citeaudit.resolve.http import SAFETY, HttpAnswer, HttpClient, HttpFailure
-from citeaudit.resolve.interface import Resolution, Resolver
+from citeaudit.resolve.interface import Record, Resolution, Resolver
 
 __all__ = ["Endpoints", "RegistryResolver", "doi_prefix"]
 
@@ -61,6 +69,23 @@ def _json(answer: HttpAnswer) -> object:
     return json.loads(answer.body)
 
 
+def _segment(value: str) -> str:
+    """One path segment: every character that is not unreserved is percent-encoded, ``/`` and
+    ``%`` too, so ``10.1241/../10.5438/x`` stays one DOI and is never read as a path."""
+    return quote(value, safe="")
+
+
+def _same_doi(asked: str, answered: str) -> bool:
+    return answered.strip().lower().removeprefix("https://doi.org/") == asked.lower()
+
+
+def _untrusted(said: str, failure: str = "") -> Resolution:
+    """A "not registered" that is not a final answer: could not check, never cached."""
+    return Resolution.unavailable(
+        UNAVAILABLE, f'{f"{said} {failure}".strip()}: not trusted as "not registered"'
+    )
+
+
 class RegistryResolver(Resolver):
     """Resolves DOIs over the network; pair it with a CachingResolver."""
 
@@ -92,14 +117,15 @@ class RegistryResolver(Resolver):
                 self.progress(done, total)
 
         async def one(doi: str, agency: str | Resolution) -> Resolution:
-            answer = await self._one(client, doi, agency)
+            answer = await self._one(client, doi, agency, failed.get(doi, ""))
             tick(total - len(rest) + sum(1 for t in pending if t.done()) + 1)
             return answer
 
         try:
             arxiv = [d for d in dois if route_of(d) == ARXIV.route]  # the identifier kinds route
             answers = await self._arxiv(client, arxiv)
-            answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers]))
+            failed: dict[str, str] = {}  # DOI → the transient failure of its batch request
+            answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers], failed))
             rest = [d for d in dois if d not in answers]
             tick(len(answers))
             agencies = await self._agencies(client, sorted({doi_prefix(d) for d in rest}))
@@ -148,38 +174,51 @@ class RegistryResolver(Resolver):
                     continue
                 if records is None:
                     out[doi] = Resolution.unavailable(UNAVAILABLE, f"arXiv: {reason}")
-                elif arxiv_id in records:
+                elif arxiv_id in records:  # keyed by the id of the entry arXiv sent
                     out[doi] = Resolution.found(replace(records[arxiv_id], doi=doi))
+                elif answer.transient:
+                    out[doi] = _untrusted("arXiv had no entry", f"after {answer.transient}")
                 else:
                     out[doi] = Resolution.not_found("arxiv")
         return out
 
     # -- Crossref's batch route ----------------------------------------------------
 
-    async def _crossref_batch(self, client: HttpClient, dois: list[str]) -> dict[str, Resolution]:
+    async def _crossref_batch(
+        self, client: HttpClient, dois: list[str], failed: dict[str, str]
+    ) -> dict[str, Resolution]:
+        """Records found by the batch route; the DOIs of a batch request that failed for a
+        transient reason go to ``failed``, so that no "not registered" is reached after it."""
         chunks = [dois[i : i + BATCH_SIZE] for i in range(0, len(dois), BATCH_SIZE)]
         found: dict[str, Resolution] = {}
-        for part in await asyncio.gather(*(self._batch(client, chunk) for chunk in chunks)):
+        for chunk, (part, failure) in zip(
+            chunks, await asyncio.gather(*(self._batch(client, chunk) for chunk in chunks)), strict=True
+        ):
             found.update(part)
+            if failure:
+                failed.update((d, f"after Crossref's batch route failed ({failure})") for d in chunk)
         return found
 
-    async def _batch(self, client: HttpClient, chunk: list[str]) -> dict[str, Resolution]:
+    async def _batch(self, client: HttpClient, chunk: list[str]) -> tuple[dict[str, Resolution], str]:
+        """The records the filter returned, and the transient failure that ended the request, if any."""
         if len(chunk) < 2:
-            return {}  # one DOI: the single route tells "not found" apart, the filter cannot
+            return {}, ""  # one DOI: the single route tells "not found" apart, the filter cannot
         params = {**self._params(), "filter": ",".join(f"doi:{d}" for d in chunk), "rows": str(len(chunk))}
         try:
             answer = await client.get(
                 f"{self.endpoints.crossref}/works", params=params, route="crossref-list"
             )
             items = _json(answer)["message"]["items"] if answer.status == 200 else []  # type: ignore[index]
-        except (HttpFailure, KeyError, TypeError, ValueError):
-            return {}  # the single routes will try each DOI
+        except HttpFailure as e:
+            return {}, str(e)  # the single routes will try each DOI, and trust no 404 after this
+        except (KeyError, TypeError, ValueError):
+            return {}, ""  # an answer, but not one that can be read: the single routes will try each DOI
         wanted = set(chunk)
         out = {}
-        for item in items:
+        for item in items if isinstance(items, list) else ():
             if isinstance(item, dict) and str(item.get("DOI", "")).lower() in wanted:
                 out[str(item["DOI"]).lower()] = Resolution.found(record_from_message(item))
-        return out
+        return out, ""
 
     # -- registration agencies ---------------------------------------------------------
 
@@ -203,7 +242,7 @@ class RegistryResolver(Resolver):
 
     async def _agency(self, client: HttpClient, prefix: str) -> str | Resolution:
         try:
-            answer = await client.get(f"{self.endpoints.doi}/ra/{quote(prefix, safe='')}", route="doi")
+            answer = await client.get(f"{self.endpoints.doi}/ra/{_segment(prefix)}", route="doi")
             entries = _json(answer)
             entry = entries[0] if isinstance(entries, list) and entries else {}
         except (HttpFailure, ValueError) as e:
@@ -211,44 +250,60 @@ class RegistryResolver(Resolver):
         if isinstance(entry, dict) and isinstance(entry.get("RA"), str):
             return str(entry["RA"])
         if isinstance(entry, dict) and entry.get("status") == "DOI does not exist":
+            if answer.transient:  # not a final answer: "could not check", and not cached
+                return _untrusted(f"doi.org said prefix {prefix} does not exist", f"after {answer.transient}")
             return "none"
         return Resolution.unavailable(UNAVAILABLE, f"doi.org gave no agency for prefix {prefix}")
 
     # -- one DOI at its agency -----------------------------------------------------------
 
-    async def _one(self, client: HttpClient, doi: str, agency: str | Resolution) -> Resolution:
+    async def _one(
+        self, client: HttpClient, doi: str, agency: str | Resolution, failed: str = ""
+    ) -> Resolution:
+        """``failed``: the transient failure met earlier on this DOI's way, if any."""
         if isinstance(agency, Resolution):
             return agency
         if agency == "none":
+            if failed:
+                return _untrusted(f"doi.org said prefix {doi_prefix(doi)} does not exist", failed)
             return Resolution.not_found("doi.org")
         try:
             if agency == "Crossref":
-                answer = await client.get(
-                    f"{self.endpoints.crossref}/works/{quote(doi, safe='')}", params=self._params(),
-                    route="crossref-single",
-                )  # fmt: skip
+                url = f"{self.endpoints.crossref}/works/{_segment(doi)}"
+                answer = await client.get(url, params=self._params(), route="crossref-single")
                 if answer.status == 200:
-                    return Resolution.found(record_from_message(_json(answer)["message"]))  # type: ignore[index]
+                    return _found(doi, agency, record_from_message(_json(answer)["message"]))  # type: ignore[index]
             elif agency == "DataCite":
-                answer = await client.get(
-                    f"{self.endpoints.datacite}/dois/{quote(doi, safe='')}",
-                    route="datacite",
-                    expect_json=False,
-                )
+                url = f"{self.endpoints.datacite}/dois/{_segment(doi)}"
+                answer = await client.get(url, route="datacite")
                 if answer.status == 200:
                     data = _json(answer)["data"]["attributes"]  # type: ignore[index]
-                    return Resolution.found(record_from_datacite(data))
+                    return _found(doi, agency, record_from_datacite(data))
             else:
-                answer = await client.get(
-                    f"{self.endpoints.doi}/{quote(doi, safe='/')}", headers={"Accept": CSL_MEDIA_TYPE},
-                    route="doi",
-                )  # fmt: skip
+                url = f"{self.endpoints.doi}/{_segment(doi)}"
+                answer = await client.get(url, headers={"Accept": CSL_MEDIA_TYPE}, route="doi")
                 if answer.status == 200:
-                    return Resolution.found(record_from_csl(_json(answer), agency.lower()))  # type: ignore[arg-type]
+                    return _found(doi, agency, record_from_csl(_json(answer), agency.lower()))  # type: ignore[arg-type]
         except HttpFailure as e:
             return Resolution.unavailable(UNAVAILABLE, f"{agency}: {e}")
         except (ValueError, KeyError, TypeError) as e:
             return Resolution.unavailable(UNAVAILABLE, f"{agency} sent an answer that could not be read: {e}")
         if answer.status == 404:
+            asked, answered = httpx.URL(url).host, httpx.URL(answer.url).host
+            if answered != asked:  # a redirect led elsewhere: the DOI exists, its metadata is not there
+                return _untrusted(f"{agency} answered 404 from {answered}, not from {asked}")
+            if answer.transient or failed:
+                return _untrusted(
+                    f"{agency} answered 404", f"after {answer.transient}" if answer.transient else failed
+                )
             return Resolution.not_found(agency.lower())
         return Resolution.unavailable(UNAVAILABLE, f"{agency} answered HTTP {answer.status}")
+
+
+def _found(doi: str, agency: str, record: Record) -> Resolution:
+    """A record is the answer only when it is the record of the DOI asked for."""
+    if not _same_doi(doi, record.doi):
+        return Resolution.unavailable(
+            UNAVAILABLE, f"{agency} answered with the record of {record.doi}, not of {doi}"
+        )
+    return Resolution.found(record)
