@@ -10,6 +10,9 @@
 * The limits a server announces (``X-Rate-Limit-Limit`` /
   ``X-Rate-Limit-Interval`` / ``X-Concurrency-Limit``) tighten the client's
   own rate and concurrency for that host.
+* With :meth:`HttpClient.share_limits`, the processes that use one cache share
+  each route's schedule and in-flight slots (:mod:`citeaudit.resolve.ratelimit`),
+  and a 429 makes all of them rest, not only the one that drew it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from citeaudit.resolve.ratelimit import SharedLimits, SharedRoute
 from citeaudit.util.version import __version__
 
 __all__ = [
@@ -87,6 +91,7 @@ class HttpFailure(Exception):
 
 
 SAFETY = 0.9  # share of an announced rate the client uses
+SLOT_POLL = 0.02  # seconds between looks for a free shared slot
 _INTERVAL_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
 
@@ -105,24 +110,65 @@ class HostLimits:
     rate: float  # requests per second
     concurrency: int
     clock: Clock
+    shared: SharedRoute | None = None  # the schedule and slots of every process on one cache
     _next_start: float = 0.0
     _in_flight: int = 0
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
-    async def acquire(self) -> None:
+    async def acquire(self) -> int | None:
+        """Wait for a slot and a start time; the shared slot held, if any, for :meth:`release`."""
         async with self._changed:
             await self._changed.wait_for(lambda: self._in_flight < self.concurrency)
             self._in_flight += 1
+        slot, wait = await self._shared_start() if self.shared is not None else (None, None)
+        if wait is None:  # this process's own schedule
             start = max(self.clock.now(), self._next_start)
             self._next_start = start + 1 / self.rate
-        wait = start - self.clock.now()
+            wait = start - self.clock.now()
         if wait > 0:
             await self.clock.sleep(wait)
+        while self.shared is not None:
+            try:
+                late = self.shared.start_now(self.rate)
+            except OSError:
+                self.shared = None
+                break
+            if not late:
+                break
+            await self.clock.sleep(late)
+        return slot
 
-    async def release(self) -> None:
+    async def _shared_start(self) -> tuple[int | None, float | None]:
+        """A shared slot and the wait for the shared schedule; (None, None) when the state
+        beside the cache cannot be used, and from then on this process paces alone."""
+        assert self.shared is not None
+        try:
+            while (slot := self.shared.try_slot(self.concurrency)) is None:
+                await self.clock.sleep(SLOT_POLL)  # other processes hold every slot
+            try:
+                return slot, self.shared.reserve(self.rate)
+            except OSError:
+                SharedRoute.release(slot)
+                raise
+        except OSError:
+            self.shared = None
+            return None, None
+
+    async def release(self, slot: int | None = None) -> None:
+        if slot is not None:
+            SharedRoute.release(slot)
         async with self._changed:
             self._in_flight -= 1
             self._changed.notify_all()
+
+    def rest(self, seconds: float) -> None:
+        """After a 429: no request of this route starts for ``seconds``, in any process sharing it."""
+        self._next_start = max(self._next_start, self.clock.now() + seconds)
+        if self.shared is not None:
+            try:
+                self.shared.rest(seconds)
+            except OSError:
+                self.shared = None
 
     def learn(self, headers: Mapping[str, str]) -> None:
         limit = headers.get("x-rate-limit-limit")
@@ -155,6 +201,7 @@ class HttpClient:
         self.default_concurrency = default_concurrency
         self.mailto = mailto
         self._limits: dict[str, HostLimits] = {}
+        self._shared: SharedLimits | None = None
         self._client = httpx.AsyncClient(
             headers={"User-Agent": user_agent(mailto)},
             timeout=self.policy.timeout,
@@ -164,12 +211,21 @@ class HttpClient:
         self.requests = 0
         self.throttled = 0  # 429 answers seen
 
+    def share_limits(self, shared: SharedLimits | None) -> None:
+        """Share every route's schedule and slots with the other processes using ``shared``."""
+        self._shared = shared
+        for route, limits in self._limits.items():
+            limits.shared = shared.route(route) if shared is not None else None
+
     def limits_for(self, route: str, rate: float | None = None, concurrency: int | None = None) -> HostLimits:
         """The limits of one route (a host, or a host's API with limits of its own)."""
         limits = self._limits.get(route)
         if limits is None:
             limits = HostLimits(
-                rate or self.default_rate, concurrency or self.default_concurrency, self.clock
+                rate or self.default_rate,
+                concurrency or self.default_concurrency,
+                self.clock,
+                self._shared.route(route) if self._shared is not None else None,
             )
             self._limits[route] = limits
         return limits
@@ -186,7 +242,7 @@ class HttpClient:
         limits = self.limits_for(route or httpx.URL(url).host)
         last = "no attempt"
         for attempt in range(self.policy.attempts):
-            await limits.acquire()
+            slot = await limits.acquire()
             try:
                 self.requests += 1
                 async with self._client.stream("GET", url, params=params, headers=headers) as response:
@@ -198,7 +254,7 @@ class HttpClient:
                 last = f"connection failed ({type(e).__name__})"
                 response = None
             finally:
-                await limits.release()
+                await limits.release(slot)
             retry_after: float | None = None
             if response is not None:
                 limits.learn(response.headers)
@@ -212,9 +268,11 @@ class HttpClient:
                         )  # fmt: skip
                 else:
                     last = f"HTTP {response.status_code}"
-                    if response.status_code == 429:
-                        self.throttled += 1
                     retry_after = _retry_after(response.headers)
+                    if response.status_code == 429:  # the limit is the route's: every request rests
+                        self.throttled += 1
+                        pause = self.policy.base_delay if retry_after is None else retry_after
+                        limits.rest(min(pause, self.policy.max_retry_after))
                     if retry_after is not None and retry_after > self.policy.max_retry_after:
                         raise HttpFailure(f"{last}, asked to wait {retry_after:g} s")
             if attempt + 1 < self.policy.attempts:

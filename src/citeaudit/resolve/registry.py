@@ -35,6 +35,7 @@ from citeaudit.resolve.csl import CSL_MEDIA_TYPE, record_from_csl
 from citeaudit.resolve.datacite import record_from_datacite
 from citeaudit.resolve.http import SAFETY, HttpAnswer, HttpClient, HttpFailure
 from citeaudit.resolve.interface import Record, Resolution, Resolver
+from citeaudit.resolve.ratelimit import SharedLimits
 
 __all__ = ["Endpoints", "RegistryResolver", "doi_prefix"]
 
@@ -109,6 +110,7 @@ class RegistryResolver(Resolver):
 
     async def resolve_async(self, dois: list[str]) -> dict[str, Resolution]:
         client = self.client_factory()
+        client.share_limits(SharedLimits.beside(self.cache.root))  # with every process on this cache
         self._configure(client)
         total = len(dois)
 
