@@ -120,22 +120,27 @@ class HostLimits:
         async with self._changed:
             await self._changed.wait_for(lambda: self._in_flight < self.concurrency)
             self._in_flight += 1
-        slot, wait = await self._shared_start() if self.shared is not None else (None, None)
-        if wait is None:  # this process's own schedule
-            start = max(self.clock.now(), self._next_start)
-            self._next_start = start + 1 / self.rate
-            wait = start - self.clock.now()
-        if wait > 0:
-            await self.clock.sleep(wait)
-        while self.shared is not None:
-            try:
-                late = self.shared.start_now(self.rate)
-            except OSError:
-                self.shared = None
-                break
-            if not late:
-                break
-            await self.clock.sleep(late)
+        slot: int | None = None
+        try:
+            slot, wait = await self._shared_start() if self.shared is not None else (None, None)
+            if wait is None:  # this process's own schedule
+                start = max(self.clock.now(), self._next_start)
+                self._next_start = start + 1 / self.rate
+                wait = start - self.clock.now()
+            if wait > 0:
+                await self.clock.sleep(wait)
+            while self.shared is not None:  # woken late, right after another process's start?
+                try:
+                    late = self.shared.start_now(self.rate)
+                except OSError:
+                    self.shared = None
+                    break
+                if not late:
+                    break
+                await self.clock.sleep(late)
+        except BaseException:  # cancelled while waiting: give the slot back
+            await self.release(slot)
+            raise
         return slot
 
     async def _shared_start(self) -> tuple[int | None, float | None]:
