@@ -109,8 +109,9 @@ def test_kind_of_work() -> None:
     ]
 
 
-# The patterns these replaced: quadratic in a long run of spaces.
-_ET_AL_PATTERN = re.compile(r"\s*(?:,\s*)?(?:et\.?\s*al\.?|and others)\s*$", re.IGNORECASE)
+# The patterns these replaced: quadratic in a long run of spaces (the et al. one with the word
+# boundary it lacked: it cut "etal" off "Zapletal").
+_ET_AL_PATTERN = re.compile(r"\s*(?:,\s*)?(?<![^\s,])(?:et\.?\s*al\.?|and\s+others)\s*$", re.IGNORECASE)
 _DASH_PATTERN = re.compile(r"\s*(?:-+|–|—|‐|‑|\u2212)\s*")
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.metadata import author_keys, cited_name_keys, unverifiable
+from citeaudit.checks.metadata import author_keys, cited_name_keys, display_author, unverifiable
 from citeaudit.model import DoiSource, Finding
 from citeaudit.normalize import clean_markup, fold_name
 from citeaudit.resolve.interface import Record
@@ -21,7 +21,9 @@ from citeaudit.resolve.interface import Record
 __all__ = ["check_authors", "check_numbers_of_issue", "check_type", "check_venue", "check_work"]
 
 _TRUNCATION = {"others", "et al", "et al.", "and others", "etal"}
-_ET_AL_RE = re.compile(r"(?:et\.?\s*al\.?|and others)$", re.IGNORECASE)
+# "et al." and "and others" are words of their own, after a space or a comma or as the whole
+# entry, never the end of a word: "Zapletal", "Chetal", "Vetal" are names.
+_ET_AL_RE = re.compile(r"(?<![^\s,])(?:et\.?\s*al\.?|and\s+others)$", re.IGNORECASE)
 
 
 def _without_et_al(name: str) -> str:
@@ -73,7 +75,7 @@ def check_authors(cited: Sequence[str], record: Record, make: FindingMaker) -> l
             make(
                 "E_AUTHOR_NOT_ON_WORK",
                 f"{listed} {'is' if len(strangers) == 1 else 'are'} not among the work's {len(keys)} authors",
-                suggestion={"authors": [_display(a) for a in record.authors]},
+                suggestion={"authors": [display_author(a) for a in record.authors]},
                 detail=str(len(strangers)),
             )
         )
@@ -82,7 +84,7 @@ def check_authors(cited: Sequence[str], record: Record, make: FindingMaker) -> l
             make(
                 "W_AUTHOR_ORDER",
                 "the authors are cited in another order than the work lists them",
-                suggestion={"authors": [_display(a) for a in record.authors]},
+                suggestion={"authors": [display_author(a) for a in record.authors]},
             )
         )
     missing = len(keys) - len(used)
@@ -99,17 +101,10 @@ def check_authors(cited: Sequence[str], record: Record, make: FindingMaker) -> l
                 "W_AUTHORS_MISSING",
                 f"{missing} of the work's {len(keys)} authors are not cited, and the list is not "
                 "marked et al.",
-                suggestion={"authors": [_display(a) for a in record.authors]},
+                suggestion={"authors": [display_author(a) for a in record.authors]},
             )
         )
     return findings
-
-
-def _display(author: object) -> str:
-    family, given, name = (getattr(author, k) for k in ("family", "given", "name"))
-    if family:
-        return f"{family}, {given}" if given else str(family)
-    return str(name or "")
 
 
 # -- venue -----------------------------------------------------------------------

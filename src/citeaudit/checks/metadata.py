@@ -14,6 +14,7 @@ from rapidfuzz import fuzz
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import Finding
 from citeaudit.normalize import clean_markup, fold_name, normalize_title
+from citeaudit.resolve.fields import is_particle, is_suffix, split_name
 from citeaudit.resolve.interface import Author, Record
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "check_title",
     "check_year",
     "cited_name_keys",
+    "display_author",
     "display_title",
     "unverifiable",
 ]
@@ -92,45 +94,121 @@ def check_year(cited: int, record: Record, make: FindingMaker) -> list[Finding]:
 _INITIAL_RE = re.compile(r"^(?:[^\W\d_]\.-?)+$|^[^\W\d_]$")
 
 
-def cited_name_keys(cited: str) -> set[str]:
-    """The family-name readings of "Family", "Family, I.", "I. Family"…"""
-    if "," in cited:
-        return {_key(cited.split(",", 1)[0])}
-    tokens = [t for t in cited.split() if not _INITIAL_RE.match(t)]
-    if not tokens:
-        return {_key(cited)}
-    keys = {_key(" ".join(tokens)), _key(tokens[-1]), _key(tokens[0])}
+def _family_readings(words: list[str]) -> set[str]:
+    """Keys of a family name given as words: itself, without a generational suffix
+    (``Smith Jr.`` → ``Smith``) and without its leading particles (``Van Bavel`` → ``Bavel``)."""
+    variants = [words]
+    if len(words) > 1 and is_suffix(words[-1]):
+        variants.append(words[:-1])
+    for variant in list(variants):
+        start = 0
+        while start < len(variant) - 1 and is_particle(variant[start]):
+            start += 1
+        if start:
+            variants.append(variant[start:])
+    return {_key(" ".join(v)) for v in variants}
+
+
+def _trailing_particles(words: list[str]) -> list[str]:
+    """The particles at the end of given names (``Jay J. Van``): they open the family name."""
+    start = len(words)
+    while start > 0 and is_particle(words[start - 1]):
+        start -= 1
+    return words[start:]
+
+
+def _readings(tokens: list[str]) -> set[str]:
+    """The family-name readings of the words of a name without a comma, initials left out:
+    all of it, the last word (with the particles before it, and without them), the first
+    (family names first), and all but the first (``Juan de la Cruz`` → ``de la Cruz``)."""
+    start = len(tokens) - 1
+    while start > 0 and is_particle(tokens[start - 1]):
+        start -= 1
+    keys = {_key(" ".join(tokens)), _key(tokens[-1])} | _family_readings(tokens[start:])
+    if len(tokens) > 1 and not (is_particle(tokens[0]) or is_suffix(tokens[0])):
+        keys.add(_key(tokens[0]))
     if len(tokens) > 2:
-        keys.add(_key(" ".join(tokens[1:])))  # "Juan de la Cruz" → "de la Cruz"
-    return keys - {""}
+        keys.add(_key(" ".join(tokens[1:])))
+    return keys
+
+
+def cited_name_keys(cited: str) -> set[str]:
+    """The family-name readings of "Family", "Family, I.", "I. Family", "Given Family",
+    with particles ("Van Bavel, J.", "Bavel, Jay Van") and suffixes ("Smith Jr., John",
+    "J. Smith, Jr.", "Robert Downey IV")."""
+    head, comma, tail = cited.partition(",")
+    tail_words = tail.replace(",", " ").split()
+    if comma and tail_words and all(is_suffix(w) for w in tail_words):
+        head, comma, tail_words = f"{head} {' '.join(tail_words)}", "", []  # "J. Smith, Jr."
+    if comma:
+        family = head.split()
+        keys = {_key(head)} | (_family_readings(family) if family else set())
+        particles = _trailing_particles(tail_words)
+        if particles and family:
+            keys |= _family_readings(particles + family)
+        return keys - {""}
+    tokens = [t for t in head.split() if not _INITIAL_RE.match(t)]
+    if not tokens:
+        return {_key(head)} - {""}
+    core = list(tokens)
+    while len(core) > 1 and is_suffix(core[-1]):
+        core.pop()  # "John Smith Jr.", "Robert Downey IV"
+    return (_readings(tokens) | _readings(core)) - {""}
 
 
 def _key(name: str) -> str:
     return fold_name(name).replace("-", " ").replace("  ", " ").strip()
 
 
+def _has_word(text: str | None) -> bool:
+    """Not empty and not a placeholder: Crossref gives single-name authors the family ``-`` or ``.``."""
+    return text is not None and any(c.isalnum() for c in text)
+
+
+def _person(author: Author) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """``(family, given, names written in one string)``: a placeholder family (``-``, ``.``) or
+    none at all with a given name means the whole name is in ``given`` (a single-name author)."""
+    family = author.family if _has_word(author.family) else None
+    given = author.given if _has_word(author.given) else None
+    names = tuple(n for n in (author.name,) if n)
+    if family is None and given is not None:
+        return None, None, (*names, given)
+    return family, given, names
+
+
 @lru_cache(maxsize=16384)  # every citation of a work reads the same record's authors
 def author_keys(author: Author) -> frozenset[str]:
+    family, given, names = _person(author)
     keys = set()
-    if author.family:
-        keys.add(_key(author.family))
+    if family:
+        words = family.split()
+        keys |= _family_readings(words)
         # Some records put initials into the family field ("M. Vale").
-        bare = [t for t in author.family.split() if not _INITIAL_RE.match(t)]
-        if bare and len(bare) < len(author.family.split()):
-            keys.add(_key(" ".join(bare)))
-        if author.given:
-            keys.add(_key(f"{author.given} {author.family}"))
-    if author.name:
-        keys.add(_key(author.name))  # an organisation, or a person as one string
-        if not author.family:
-            keys.add(_key(author.name.split()[-1]))
+        bare = [t for t in words if not _INITIAL_RE.match(t)]
+        if bare and len(bare) < len(words):
+            keys |= _family_readings(bare)
+        if given:
+            keys.add(_key(f"{given} {family}"))
+            if len(words) > 1 and is_suffix(words[-1]):
+                keys.add(_key(f"{given} {' '.join(words[:-1])}"))
+            # Some records leave the particle with the given names: given "Jay J. Van", family "Bavel".
+            particles = _trailing_particles(given.split())
+            if particles:
+                keys |= _family_readings(particles + words)
+    for name in names:
+        keys.add(_key(name))  # an organisation, or a person as one string
+        if not family:
+            _, last = split_name(name)
+            keys |= _family_readings(last.split()) if last else set()
     return frozenset(keys - {""})
 
 
-def _display(author: Author) -> str:
-    if author.family:
-        return f"{author.family}, {author.given}" if author.given else author.family
-    return author.name or ""
+def display_author(author: Author) -> str:
+    """``Family, Given`` as a suggestion shows it; a single-name author by that name."""
+    family, given, names = _person(author)
+    if family:
+        return f"{family}, {given}" if given else family
+    return names[0] if names else ""
 
 
 def _first_index(record: Record) -> int:
@@ -148,7 +226,7 @@ def check_first_author(cited: str, record: Record, make: FindingMaker) -> list[F
     first = _first_index(record)
     if 0 in matches or first in matches:
         return []
-    expected = _display(record.authors[first])
+    expected = display_author(record.authors[first])
     if matches:
         return [
             make(

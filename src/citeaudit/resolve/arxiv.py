@@ -8,6 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from citeaudit.identifiers.arxiv import ARXIV_DOI_PREFIX, arxiv_id_of, normalize_arxiv
+from citeaudit.resolve.fields import split_name
 from citeaudit.resolve.interface import Author, Record, Relation
 
 __all__ = ["ARXIV_DOI_PREFIX", "arxiv_id_of", "normalize_arxiv", "records_from_atom"]
@@ -21,10 +22,11 @@ def _text(entry: ET.Element, path: str) -> str:
 
 
 def _author(name: str) -> Author:
-    parts = name.split()
-    if len(parts) < 2:
+    """arXiv gives a name as one string: ``Jay J. Van Bavel`` is family ``Van Bavel``."""
+    given, family = split_name(name)
+    if given is None:
         return Author(name=name or None)
-    return Author(family=parts[-1], given=" ".join(parts[:-1]))
+    return Author(family=family, given=given)
 
 
 def records_from_atom(body: bytes) -> dict[str, Record]:
