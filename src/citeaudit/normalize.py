@@ -29,6 +29,9 @@ __all__ = [
     "normalize",
     "normalize_title",
     "normalize_with_map",
+    "show_controls",
+    "title_key",
+    "used_controls",
 ]
 
 # Quotation marks of the scripts agents write in (Latin, Cyrillic, CJK).
@@ -314,6 +317,66 @@ def fold_name(name: str) -> str:
     # Letters that NFKD does not decompose but people write without the mark.
     stripped = stripped.translate(_NAME_LETTERS)
     return " ".join(_NAME_PUNCT_RE.sub(" ", normalize(stripped)).split())
+
+
+# Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), and variation
+# selectors (U+FE00–U+FE0F, U+E0100–U+E01EF, Mongolian U+180B–U+180D, U+180F): they change how
+# text displays (an override shows a reversed string as another) without being what it says.
+_CONTROLS_RE = re.compile("[\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180d\u180f]")
+
+
+def used_controls(text: str) -> list[str]:
+    """The display controls in ``text``, as ``U+202E``, each once, in order of first use."""
+    return list(dict.fromkeys(f"U+{ord(m.group()):04X}" for m in _CONTROLS_RE.finditer(text)))
+
+
+def show_controls(text: str) -> str:
+    """``text`` with each display control written out visibly (``<U+202E>``), for a report."""
+    return _CONTROLS_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+# Kept when titles are folded: punctuation that is part of what a title says ("C#", "100%", "R&D").
+_TITLE_KEPT = frozenset("#%&@*§†‡")
+# Latin letters without a decomposition that people write without their mark (after casefold).
+_TITLE_LETTERS = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"}
+)
+
+
+def _is_latin_or_greek(c: str) -> bool:
+    """Letters whose diacritics people drop without making another word."""
+    return c < "\u0250" or "\u1e00" <= c < "\u1f00" or "\u0370" <= c < "\u0400" or "\u1f00" <= c < "\u2000"
+
+
+@lru_cache(maxsize=65536)
+def title_key(title: str) -> str:
+    """A title folded for comparison, still exact: the title normal form without diacritics on
+    Latin and Greek letters (``Café`` = ``Cafe``; the marks of other scripts, Cyrillic й or
+    Japanese dakuten, make other letters and stay), without display controls, a hyphen or a full
+    stop, bracket or slash inside a word dropped (``GPT-4`` = ``GPT4``, ``U.S.`` = ``US``,
+    ``(Re)thinking`` = ``Rethinking``; a decimal point stays:
+    ``3.5`` is not ``35``), every other run of punctuation, dashes and spaces one space
+    (``--`` = ``–``, ``Title: Subtitle`` = ``Title, Subtitle``). Words stay apart."""
+    decomposed = unicodedata.normalize("NFD", _CONTROLS_RE.sub("", normalize_title(title)))
+    kept, base = [], ""
+    for c in decomposed:
+        if not ("\u0300" <= c <= "\u036f" and _is_latin_or_greek(base)):
+            kept.append(c)
+        if not unicodedata.combining(c):
+            base = c
+    text = "".join(kept).translate(_TITLE_LETTERS)
+    out = []
+    last = len(text) - 1
+    for i, c in enumerate(text):
+        if c.isalnum() or c in _TITLE_KEPT or unicodedata.category(c)[0] in "SM":
+            out.append(c)
+            continue
+        inside = 0 < i < last and text[i - 1].isalnum() and text[i + 1].isalnum()
+        if c == "." and inside and text[i - 1].isdigit() and text[i + 1].isdigit():
+            out.append(c)
+        elif not (inside and c in "-.()[]/"):
+            out.append(" ")
+    return unicodedata.normalize("NFC", " ".join("".join(out).split()))
 
 
 _NAME_LETTERS = str.maketrans(

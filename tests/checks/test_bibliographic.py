@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit.checks.bibliographic import (
+    VENUE_ALIASES,
     _page_parts,
     _page_range,
     _without_et_al,
@@ -70,7 +71,7 @@ def test_venue_forms(venue: str) -> None:
 
 
 def test_venue_codes() -> None:
-    assert codes(check_venue("Ecology Letters", RECORD, MAKE)) == ["E_VENUE_MISMATCH"]
+    assert codes(check_venue("Ecology Letters", RECORD, MAKE)) == ["W_VENUE_MISMATCH"]
     assert codes(check_venue("arXiv preprint arXiv:1606.06565", RECORD, MAKE)) == ["W_VENUE_PREPRINT_SERVER"]
     preprint = Record(doi="10.1/p", agency="crossref", type="posted-content", container=("bioRxiv",))
     assert codes(check_venue("Nature", preprint, MAKE)) == ["E_PREPRINT_AS_PUBLISHED"]
@@ -132,3 +133,71 @@ def test_long_runs_of_spaces_in_names_and_pages() -> None:
     assert _without_et_al("Smith," + " " * 100_000 + "et al.") == "Smith"
     assert _page_range("12" + " " * 100_000 + "x") == ("12" + " " * 100_000 + "x", None)
     assert _page_range("12" + " " * 100_000 + "-19") == ("12", "19")
+
+
+ICML = Record(
+    doi="10.1/icml",
+    agency="crossref",
+    type="proceedings-article",
+    container=("Proceedings of the 40th International Conference on Machine Learning",),
+)
+NEURIPS = Record(
+    doi="10.1/neurips",
+    agency="crossref",
+    type="proceedings-article",
+    container=("Advances in Neural Information Processing Systems 33",),
+)
+CVPR = Record(
+    doi="10.1/cvpr",
+    agency="crossref",
+    type="proceedings-article",
+    container=("2022 IEEE/CVF Conference on Computer Vision and Pattern Recognition (CVPR)",),
+)
+JMLR = Record(doi="10.1/jmlr", agency="crossref", container=("Journal of Machine Learning Research",))
+
+
+@pytest.mark.parametrize(
+    ("venue", "record"),
+    [
+        ("ICML", ICML),
+        ("ICML 2023", ICML),
+        ("Proc. ICML", ICML),
+        ("Proc. of the 40th International Conference on Machine Learning", ICML),
+        ("Proc. of the 40th Int. Conf. on Machine Learning", ICML),
+        ("NeurIPS", NEURIPS),
+        ("NeurIPS 2020", NEURIPS),
+        ("NeurIPS'20", NEURIPS),
+        ("NIPS", NEURIPS),
+        ("Advances in NeurIPS", NEURIPS),
+        ("CVPR", CVPR),
+        ("Proceedings of CVPR 2022", CVPR),
+        ("J. Mach. Learn. Res.", JMLR),
+        ("JMLR", JMLR),
+    ],
+)
+def test_venues_by_their_short_names_and_abbreviations(venue: str, record: Record) -> None:
+    assert check_venue(venue, record, MAKE) == []
+
+
+@pytest.mark.parametrize(
+    ("venue", "record"),
+    [
+        ("ICML", NEURIPS),
+        ("NeurIPS Workshop on Machine Learning for Health", NEURIPS),
+        ("ICLR", ICML),
+        ("Proc. of the 39th International Conference on Machine Learning", ICML),
+        ("J. Mach. Learn.", JMLR),
+        ("Journal of Imaginary Results", JMLR),
+    ],
+)
+def test_a_remaining_venue_mismatch_is_a_warning(venue: str, record: Record) -> None:
+    (finding,) = check_venue(venue, record, MAKE)
+    assert (finding.code, finding.severity) == ("W_VENUE_MISMATCH", "warning")
+    assert finding.suggestion == {"container": list(record.container)}
+
+
+def test_every_alias_names_a_venue_its_full_name_matches() -> None:
+    for alias, runs in VENUE_ALIASES.items():
+        for run in runs:
+            record = Record(doi="10.1/x", agency="crossref", container=(f"Proceedings of the {run.title()}",))
+            assert check_venue(alias.upper(), record, MAKE) == [], alias

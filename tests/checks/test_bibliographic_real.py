@@ -61,7 +61,7 @@ def perturbations(record: Record, base: DoiSource) -> dict[str, tuple[DoiSource,
         code = (
             "E_PREPRINT_AS_PUBLISHED"
             if (record.type or "") in {"posted-content", "preprint"}
-            else "E_VENUE_MISMATCH"
+            else "W_VENUE_MISMATCH"
         )
         out["venue"] = (replace(base, container="Journal of Imaginary Results"), code)
     if base.pages and re.match(r"^\d+", base.pages):

@@ -122,3 +122,69 @@ def test_retraction_correction_and_published_preprint() -> None:
         ("W_UPDATED", "the cited work has a correction by 10.1/x-erratum"),
         ("W_PREPRINT_PUBLISHED", "the cited work is a preprint, published as 10.1/published"),
     ]
+
+
+FOLDED = Record(
+    doi="10.1/folded",
+    agency="crossref",
+    titles=("Café society: GPT-4 and the (re)making of U.S. science – a study",),
+    subtitles=("Part 2.5",),
+)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Cafe society: GPT-4 and the (re)making of U.S. science – a study",
+        "Café society: GPT4 and the remaking of US science -- a study",
+        "CAFÉ SOCIETY -- GPT-4 AND THE (RE)MAKING OF U.S. SCIENCE: A STUDY.",
+        "Cafe society, GPT 4 and the (re)making of U.S. science; a study",
+        "Café society: GPT-4 and the (re)making of U.S. science – a study — Part 2.5",
+    ],
+)
+def test_titles_differing_only_by_diacritics_hyphens_and_punctuation_match(title: str) -> None:
+    if "GPT 4" in title:  # a space is a word boundary: not folded
+        assert codes(check_title(title, FOLDED, MAKE)) == ["E_TITLE_MISMATCH"]
+    else:
+        assert check_title(title, FOLDED, MAKE) == []
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Café society: GPT-3 and the (re)making of U.S. science – a study",
+        "Café society: GPT-4 and the making of U.S. science – a study",
+        "Cafés society: GPT-4 and the (re)making of U.S. science – a study",
+        "Café society: GPT-4 and the (re)making of U.S. science – a study — Part 25",
+        "Café societyGPT-4 and the (re)making of U.S. science – a study",
+    ],
+)
+def test_folding_keeps_letters_digits_and_word_boundaries(title: str) -> None:
+    assert codes(check_title(title, FOLDED, MAKE)) == ["E_TITLE_MISMATCH"]
+
+
+@pytest.mark.parametrize(("ours", "theirs"), [("мой", "мои"), ("カ", "ガ"), ("C++", "C"), ("C#", "C")])
+def test_marks_that_make_other_letters_are_not_folded(ours: str, theirs: str) -> None:
+    record = Record(doi="10.1/t", agency="crossref", titles=(f"Title {theirs}",))
+    assert codes(check_title(f"Title {ours}", record, MAKE)) == ["E_TITLE_MISMATCH"]
+
+
+@pytest.mark.parametrize(
+    ("title", "characters"),
+    [
+        ("\u202eerawtfos ni sgub", ["U+202E"]),
+        ("After the games are over\u2066\u2069", ["U+2066", "U+2069"]),
+        ("Demo\ufe0f Paper", ["U+FE0F"]),
+        ("Demo Paper\U000e0100", ["U+E0100"]),
+    ],
+)
+def test_display_controls_in_a_title_are_a_finding_of_their_own(title: str, characters: list[str]) -> None:
+    record = Record(doi="10.1/c", agency="crossref", titles=(title.replace("\u202e", ""),))
+    found = check_title(title, record, MAKE)
+    assert found[0].code == "W_DISPLAY_CONTROLS"
+    assert found[0].suggestion == {"characters": characters}
+    assert found[0].message == f"the cited title holds {', '.join(characters)}, which change how it displays"
+    # An override reverses the display, not the text: the reversed title is not the registry's.
+    reversed_display = Record(doi="10.1/c", agency="crossref", titles=("bugs in software",))
+    if title.startswith("\u202e"):
+        assert codes(check_title(title, reversed_display, MAKE)) == ["W_DISPLAY_CONTROLS", "E_TITLE_MISMATCH"]

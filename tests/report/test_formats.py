@@ -163,3 +163,32 @@ def test_render_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
         result.stderr
         == f"citeaudit: error: {path}: $.schema: not a citeaudit report (expected 'citeaudit-report/1')\n"
     )
+
+
+def test_display_controls_are_a_finding_and_shown_escaped(tmp_path: Path) -> None:
+    """An RLO-reversed title must not display as the registry's: in Markdown and HTML every
+    bidirectional control and variation selector is written out as ``<U+…>``."""
+    reversed_title = "\u202egnidnuorG laveirteR no repaP omeD"  # displays as the registry's title
+    claims = {"claims": [
+        {"id": "rlo", "text": "claim \u2066isolated\u2069", "citations": [
+            {"doi": "10.0000/demo.1", "title": reversed_title, "year": 2024, "first_author": "Ivanova",
+             "quote": "снизила число неподтверждённых\ufe0f утверждений"}]},
+    ]}  # fmt: skip
+    (tmp_path / "claims.json").write_text(json.dumps(claims), "utf-8")
+    shutil.copytree(GOLDEN / "seed000" / "cache", tmp_path / "cache")
+    shutil.copytree(GOLDEN / "seed000" / "sources", tmp_path / "sources")
+    base: list[str | Path] = ["check", tmp_path / "claims.json", "--offline", "--cache", tmp_path / "cache", "--sources",
+            tmp_path / "sources", "--out", tmp_path / "r.json"]  # fmt: skip
+    assert run_cli(*base, "--format", "md", "--output", tmp_path / "r.md").code == 1
+    assert run_cli(*base, "--format", "html", "--output", tmp_path / "r.html").code == 1
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    findings = {f["code"]: f for f in report["results"][0]["findings"]}
+    assert set(findings) >= {"W_DISPLAY_CONTROLS", "E_TITLE_MISMATCH"}
+    assert [f["suggestion"]["characters"] for f in report["results"][0]["findings"]
+            if f["code"] == "W_DISPLAY_CONTROLS"] == [["U+202E"], ["U+FE0F"]]  # fmt: skip
+    for name in ("r.md", "r.html"):
+        text = (tmp_path / name).read_text("utf-8")
+        for char in "\u202e\u2066\u2069\ufe0f":
+            assert char not in text, (name, hex(ord(char)))
+        assert "&lt;U+202E&gt;gnidnuorG laveirteR no repaP omeD" in text.replace("\\", "")
+        assert "&lt;U+2066&gt;isolated&lt;U+2069&gt;" in text.replace("\\", "")

@@ -18,7 +18,15 @@ from citeaudit.model import DoiSource, Finding
 from citeaudit.normalize import clean_markup, fold_name
 from citeaudit.resolve.interface import Record
 
-__all__ = ["check_authors", "check_numbers_of_issue", "check_type", "check_venue", "check_work"]
+__all__ = [
+    "VENUE_ALIASES",
+    "check_authors",
+    "check_numbers_of_issue",
+    "check_type",
+    "check_venue",
+    "check_work",
+    "venue_matches",
+]
 
 _TRUNCATION = {"others", "et al", "et al.", "and others", "etal"}
 # "et al." and "and others" are words of their own, after a space or a comma or as the whole
@@ -135,10 +143,104 @@ def _is_preprint_server(venue: str) -> bool:
     return any(re.search(rf"(?<![a-z]){re.escape(s)}(?![a-z])", key) for s in PREPRINT_SERVERS)
 
 
+# Venues cited by their common short names, and the words of their full names as registries
+# write them (a record's container must hold one of these word runs). Documented in the README.
+VENUE_ALIASES: dict[str, tuple[str, ...]] = {
+    "neurips": ("neural information processing systems",),
+    "nips": ("neural information processing systems",),
+    "icml": ("international conference on machine learning",),
+    "iclr": ("international conference on learning representations",),
+    "cvpr": ("conference on computer vision and pattern recognition",),
+    "iccv": ("international conference on computer vision",),
+    "eccv": ("european conference on computer vision",),
+    "acl": ("annual meeting of the association for computational linguistics",),
+    "emnlp": ("empirical methods in natural language processing",),
+    "naacl": ("north american chapter of the association for computational linguistics",),
+    "aaai": ("aaai conference on artificial intelligence",),
+    "ijcai": ("international joint conference on artificial intelligence",),
+    "aistats": ("international conference on artificial intelligence and statistics",),
+    "uai": ("conference on uncertainty in artificial intelligence",),
+    "colt": ("conference on learning theory",),
+    "kdd": ("knowledge discovery and data mining",),
+    "sigir": ("research and development in information retrieval",),
+    "www": ("world wide web conference", "the web conference"),
+    "chi": ("conference on human factors in computing systems",),
+    "icra": ("international conference on robotics and automation",),
+    "iros": ("international conference on intelligent robots and systems",),
+    "interspeech": ("interspeech",),
+    "jmlr": ("journal of machine learning research",),
+    "tmlr": ("transactions on machine learning research",),
+    "tpami": ("transactions on pattern analysis and machine intelligence",),
+    "pami": ("transactions on pattern analysis and machine intelligence",),
+    "pnas": ("proceedings of the national academy of sciences",),
+}
+# Words around a short name that do not change the venue: "Proc. of NeurIPS 2020", "In ICML".
+_VENUE_FILLER = {"proc", "proceedings", "of", "the", "in", "conf", "conference", "on", "annual", "intl",
+                 "international", "advances"}  # fmt: skip
+# Words an abbreviated title may leave out ("J. Mach. Learn. Res." = "Journal of Machine Learning Research").
+_VENUE_STOP = {"of", "the", "on", "in", "and", "for", "a", "an", "de", "la", "fur", "und"}
+_YEAR_OR_ORDINAL_RE = re.compile(r"^(?:\d+|\d+(?:st|nd|rd|th))$")
+_ALIAS_YEAR_RE = re.compile(r"^([a-z]+?)(?:\d{2}|\d{4})$")  # "neurips2020", "icml23"
+
+
+def _venue_words(text: str) -> list[str]:
+    folded = fold_name(clean_markup(text)).replace("&", " and ")
+    return re.findall(r"[0-9a-z\u00c0-\uffff]+", folded)
+
+
+def _alias(words: list[str]) -> str | None:
+    """The short name a venue is cited by, once years, ordinals and filler words are out."""
+    rest = [w for w in words if w not in _VENUE_FILLER and not _YEAR_OR_ORDINAL_RE.match(w)]
+    if len(rest) != 1:
+        return None
+    word = rest[0]
+    if word not in VENUE_ALIASES and (m := _ALIAS_YEAR_RE.match(word)):
+        word = m.group(1)
+    return word if word in VENUE_ALIASES else None
+
+
+def _holds(words: list[str], run: str) -> bool:
+    wanted = run.split()
+    return any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))
+
+
+def _abbreviates(cited: list[str], full: list[str]) -> bool:
+    """``Proc. of the 40th Int. Conf. on Machine Learning`` = ``Proceedings of the 40th
+    International Conference on Machine Learning``: word for word, stop words aside, each cited
+    word the start of the full one (numbers equal)."""
+    ours = [w for w in cited if w not in _VENUE_STOP]
+    theirs = [w for w in full if w not in _VENUE_STOP]
+    if not ours or len(ours) != len(theirs):
+        return False
+    return all(
+        a == b if (a.isdigit() or b.isdigit() or _YEAR_OR_ORDINAL_RE.match(a)) else b.startswith(a)
+        for a, b in zip(ours, theirs, strict=True)
+    )
+
+
+def venue_matches(cited: str, names: Sequence[str]) -> bool:
+    """The cited venue is one of ``names`` (the record's container and short container titles):
+    by letters and digits, as an abbreviation of one word for word, or by a short name of the
+    alias table whose full name one of them holds (or the other way round)."""
+    key = _venue_key(cited)
+    if any(key == _venue_key(n) for n in names if _venue_key(n)):
+        return True
+    words = _venue_words(cited)
+    theirs = [_venue_words(n) for n in names]
+    if any(_abbreviates(words, t) for t in theirs):
+        return True
+    alias = _alias(words)
+    if alias is not None and any(_holds(t, run) for t in theirs for run in VENUE_ALIASES[alias]):
+        return True
+    return any(
+        (a := _alias(t)) is not None and any(_holds(words, run) for run in VENUE_ALIASES[a]) for t in theirs
+    )
+
+
 def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
     kind = (record.type or "").lower()
     names = record.container + record.short_container
-    if any(_venue_key(cited) == _venue_key(n) for n in names if _venue_key(n)):
+    if venue_matches(cited, names):
         return []
     if kind in _PREPRINT_TYPES and not _is_preprint_server(cited):
         return [
@@ -159,10 +261,11 @@ def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]
         ]
     if not names:
         return unverifiable(make, "venue", record)
+    # A warning: venue names have too many forms for a mismatch of names to prove a wrong citation.
     return [
         make(
-            "E_VENUE_MISMATCH",
-            f"{cited!r} is not the work's venue",
+            "W_VENUE_MISMATCH",
+            f"{cited!r} is not a name of the work's venue that citeaudit knows",
             suggestion={"container": list(names)},
         )
     ]

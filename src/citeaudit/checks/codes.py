@@ -50,6 +50,12 @@ CATALOGUE: dict[str, CodeInfo] = {
             "E_TITLE_MISMATCH", _E, _WRONG, "The title differs from the registry's title (and subtitle)."
         ),
         CodeInfo(
+            "W_DISPLAY_CONTROLS",
+            _W,
+            _NOTE,
+            "The cited title or quote holds bidirectional controls or variation selectors (shown escaped).",
+        ),
+        CodeInfo(
             "E_YEAR_MISMATCH", _E, _WRONG, "The year is none of the record's issued, print or online years."
         ),
         CodeInfo("E_AUTHOR_MISMATCH", _E, _WRONG, "The first author named is not an author of the work."),
@@ -67,7 +73,12 @@ CATALOGUE: dict[str, CodeInfo] = {
             _NOTE,
             "Authors of the work are missing and the list is not marked et al.",
         ),
-        CodeInfo("E_VENUE_MISMATCH", _E, _WRONG, "The venue is not the work's journal or proceedings."),
+        CodeInfo(
+            "W_VENUE_MISMATCH",
+            _W,
+            _NOTE,
+            "The venue is not a name of the work's journal or proceedings that citeaudit knows.",
+        ),
         CodeInfo(
             "W_VENUE_PREPRINT_SERVER",
             _W,

@@ -13,12 +13,13 @@ from rapidfuzz import fuzz
 
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import Finding
-from citeaudit.normalize import clean_markup, fold_name, normalize_title
+from citeaudit.normalize import clean_markup, fold_name, normalize_title, title_key, used_controls
 from citeaudit.resolve.fields import is_particle, is_suffix, split_name
 from citeaudit.resolve.interface import Author, Record
 
 __all__ = [
     "author_keys",
+    "check_controls",
     "check_first_author",
     "check_relations",
     "check_title",
@@ -50,29 +51,52 @@ def unverifiable(make: FindingMaker, field: str, record: Record) -> list[Finding
     ]
 
 
+def check_controls(field: str, text: str, make: FindingMaker) -> list[Finding]:
+    """Bidirectional controls and variation selectors in a cited title or quote: a finding of
+    their own, as they make text display as something it is not (an override shows a reversed
+    title as the registry's)."""
+    found = used_controls(text)
+    if not found:
+        return []
+    return [
+        make(
+            "W_DISPLAY_CONTROLS",
+            f"the cited {field} holds {', '.join(found)}, which change how it displays",
+            detail=field,
+            suggestion={"characters": found},
+        )
+    ]
+
+
 def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
+    findings = check_controls("title", cited, make)
     if not record.titles:
-        return unverifiable(make, "title", record)
+        return findings + unverifiable(make, "title", record)
     agent = normalize_title(cited)
     titles = [normalize_title(t) for t in record.titles]
     subtitles = [normalize_title(s) for s in record.subtitles]
     for title in titles:
         if agent == title:
-            return []
+            return findings
         # Title + subtitle, joined by whatever separator the agent chose.
         if subtitles and agent.startswith(title):
             rest = agent[len(title) :].lstrip(_SEPARATORS)
             if rest and rest in subtitles and rest != agent[len(title) :]:
-                return []
+                return findings
+    # Still exact, once diacritics, spaces, dashes and punctuation are folded out: "Cafe" is
+    # "Café", "GPT4" is "GPT-4", and a title and subtitle may be joined by anything.
+    key = title_key(cited)
+    keys = {title_key(t) for t in record.titles}
+    if key and (key in keys or key in {f"{t} {title_key(s)}" for t in keys for s in record.subtitles}):
+        return findings
     candidates = titles + [f"{t}: {s}" for t in titles for s in subtitles]
     similarity = max(fuzz.ratio(agent, c) for c in candidates) / 100
-    return [
-        make(
-            "E_TITLE_MISMATCH",
-            f"the title differs from the {record.agency} record's",
-            suggestion={"similarity": round(similarity, 3), "title": display_title(record)},
-        )
-    ]
+    mismatch = make(
+        "E_TITLE_MISMATCH",
+        f"the title differs from the {record.agency} record's",
+        suggestion={"similarity": round(similarity, 3), "title": display_title(record)},
+    )
+    return [*findings, mismatch]
 
 
 def check_year(cited: int, record: Record, make: FindingMaker) -> list[Finding]:

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable
 
 from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.metadata import check_controls
 from citeaudit.locate import SourceText
 from citeaudit.model import Finding, Span
 from citeaudit.normalize import DASH_CHARS, INVISIBLE_CHARS, QUOTE_CHARS, normalize
@@ -60,7 +61,15 @@ def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding
 def check_quote(
     quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker
 ) -> tuple[list[Finding], Span | None]:
-    """Findings, and the span of the quote in the snapshot when it was found."""
+    """Findings, and the span of the quote in the snapshot when it was found; display controls
+    in the quote are a finding of their own beside them."""
+    findings, span = _check_quote(quote, snapshot, min_length, make)
+    return (check_controls("quote", quote, make) + findings if quote else findings), span
+
+
+def _check_quote(
+    quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker
+) -> tuple[list[Finding], Span | None]:
     if quote is None:
         return [make("I_QUOTE_ABSENT", "the citation gives no quote; no passage was verified")], None
     needle = normalize(quote)

@@ -12,6 +12,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.metadata import check_controls
 from citeaudit.checks.quote import quote_differences
 from citeaudit.locate import Closest, SourceText
 from citeaudit.model import Citation, Finding, Span
@@ -91,7 +92,15 @@ def _where(suggestion: dict[str, Any] | None) -> str:
 def check_range(
     citation: Citation, text: SourceText, make: FindingMaker
 ) -> tuple[list[Finding], Span | None]:
-    """Range validity, then the exact comparison; a suggestion when they fail."""
+    """Range validity, then the exact comparison; a suggestion when they fail. Display controls
+    in the quote are a finding of their own beside them."""
+    findings, span = _check_range(citation, text, make)
+    return check_controls("quote", citation.quote or "", make) + findings, span
+
+
+def _check_range(
+    citation: Citation, text: SourceText, make: FindingMaker
+) -> tuple[list[Finding], Span | None]:
     quote = citation.quote or ""
     problem = range_problem(citation.start, citation.end, len(text.text))
     if problem is not None:

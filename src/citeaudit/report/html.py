@@ -18,7 +18,8 @@ It never loads anything: a Content-Security-Policy forbids every request and
 allows only the page's own script and style, by their hashes. Report text
 reaches the page only as JSON text or through the template's escaping, and
 the script writes it with ``textContent``: titles, claims and quotes show
-literally.
+literally, and
+bidirectional controls and variation selectors are written out as ``<U+202E>``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 
 from jinja2 import Environment, Template
 
+from citeaudit.normalize import show_controls
 from citeaudit.report.json import dump_report_dict
 
 __all__ = ["render_html", "report_view", "verdict_words"]
@@ -41,6 +43,19 @@ _ENV = Environment(autoescape=True, keep_trailing_newline=True)
 _TEMPLATES = files("citeaudit.report").joinpath("templates")
 _SCRIPT = _TEMPLATES.joinpath("report.js").read_text("utf-8")
 _STYLE = _TEMPLATES.joinpath("report.css").read_text("utf-8")
+
+
+def _visible(value: Any) -> Any:
+    """The report with bidirectional controls and variation selectors written out
+    (``<U+202E>``) in every string, before anything reaches the page: an override
+    must not show a reversed title as the registry's."""
+    if isinstance(value, str):
+        return show_controls(value)
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _visible(v) for k, v in value.items()}
+    return value
 
 
 def _csp_hash(text: str) -> str:
@@ -125,7 +140,7 @@ def _judge_words(judge: str) -> str:
 _FIELD_OF = {
     "E_TITLE_MISMATCH": "title", "E_YEAR_MISMATCH": "year", "E_AUTHOR_MISMATCH": "first_author",
     "W_AUTHOR_NOT_FIRST": "first_author", "E_AUTHOR_NOT_ON_WORK": "authors", "W_AUTHOR_ORDER": "authors",
-    "W_AUTHORS_TRUNCATED": "authors", "E_VENUE_MISMATCH": "container", "W_VENUE_PREPRINT_SERVER": "container",
+    "W_AUTHORS_TRUNCATED": "authors", "W_VENUE_MISMATCH": "container", "W_VENUE_PREPRINT_SERVER": "container",
     "E_VOLUME_MISMATCH": "volume", "E_ISSUE_MISMATCH": "issue", "E_PAGES_MISMATCH": "pages",
     "E_WORK_TYPE_MISMATCH": "type", "E_DIGEST_MISMATCH": "digest", "E_DOI_SYNTAX": "doi",
     "E_DOI_NOT_FOUND": "doi", "E_QUOTE_MISMATCH": "range", "E_RANGE_INVALID": "range",
@@ -435,7 +450,7 @@ def _data_block(view: dict[str, Any]) -> str:
 def render_html(report: dict[str, Any]) -> bytes:
     # The canonical form first: a report fresh from an audit and one read back from
     # report.json differ in the order of their keys, and the page must not.
-    report = json.loads(dump_report_dict(report))
+    report = _visible(json.loads(dump_report_dict(report)))
     view = report_view(report)
     summary = report["summary"]
     html: str = _template().render(

@@ -17,6 +17,8 @@ import html
 import re
 from typing import Any
 
+from citeaudit.normalize import show_controls
+
 __all__ = ["literal", "render_markdown", "verify_markdown"]
 
 _MD_SPECIAL_RE = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<])")
@@ -24,8 +26,10 @@ _FOOTER = "artifact-sha256: "
 
 
 def literal(text: object) -> str:
-    """External text as literal Markdown: one line, HTML escaped, Markdown escaped."""
-    flat = " ".join(str(text).split())
+    """External text as literal Markdown: one line, bidirectional controls and variation
+    selectors written out (``<U+202E>``: an override must not show a reversed title as the
+    registry's), HTML escaped, Markdown escaped."""
+    flat = show_controls(" ".join(str(text).split()))
     return _MD_SPECIAL_RE.sub(r"\\\1", html.escape(flat, quote=False))
 
 
