@@ -177,3 +177,94 @@ def test_authors_split_as_the_pattern_did(value: str) -> None:
 
 def test_a_long_run_of_spaces_in_an_author_field() -> None:
     assert _authors("Smith, A." + " " * 100_000 + "and Jones, B.") == ("Smith, A.", "Jones, B.")
+
+
+def _sources(tmp_path: Path, text: str) -> dict[str, Any]:
+    path = tmp_path / "refs.bib"
+    path.write_text(text, "utf-8")
+    return {c.id: c.citations[0].source for c in load_submission(path).claims}
+
+
+@pytest.mark.parametrize(
+    ("latex", "unicode"),
+    [
+        (r"Heged{\H u}s", "Hegedűs"),
+        (r"Erd{\H o}s", "Erdős"),
+        (r"Schr\"odinger", "Schrödinger"),
+        (r"{\AA}str{\"o}m", "Åström"),
+        (r"S{\o}ndergaard", "Søndergaard"),
+        (r"Rei{\ss}", "Reiß"),
+        (r"Tom\'{a}\v{s} Mikolov", "Tomáš Mikolov"),
+        (r"{\L}ukasz Kaiser", "Łukasz Kaiser"),
+        (r"Fran\c{c}ois", "François"),
+    ],
+)
+def test_latex_accents_in_names_are_decoded(tmp_path: Path, latex: str, unicode: str) -> None:
+    sources = _sources(tmp_path, f"@article{{k, author={{{latex} and Smith, J.}}, doi={{10.1/k}}}}\n")
+    assert sources["k"].authors == (unicode, "Smith, J.")
+    assert sources["k"].first_author == unicode
+
+
+def test_latex_in_titles_venues_and_pages(tmp_path: Path) -> None:
+    sources = _sources(
+        tmp_path,
+        r"@article{k, title={Min{\H o}s{\'e}g and {GPT}-4: 100\% of {R\&D}, 50% of R&D}, "
+        r"journal={Journal of Physics A: Mathematical and General \& Theoretical}, pages={12--19},"
+        r" doi={10.1/k_x}}" + "\n",
+    )
+    source = sources["k"]
+    assert source.title == "Minőség and GPT-4: 100% of R&D, 50% of R&D"
+    assert source.container == "Journal of Physics A: Mathematical and General & Theoretical"
+    assert source.pages == "12–19"
+    assert source.doi == "10.1/k_x"  # identifiers are not read as LaTeX
+
+
+def test_braces_nested_past_the_decoder_keep_only_the_braces_out(tmp_path: Path) -> None:
+    deep = "{" * 2000 + "Deep Title" + "}" * 2000
+    assert _sources(tmp_path, f"@article{{k, title={{{deep}}}, doi={{10.1/k}}}}\n")["k"].title == "Deep Title"
+
+
+def test_string_macros_and_concatenation(tmp_path: Path) -> None:
+    sources = _sources(
+        tmp_path,
+        '@string{neurips = "Advances in Neural Information Processing Systems"}\n'
+        "@STRING{NeurIPS33 = neurips # { 33}}\n"
+        '@inproceedings{a, title = "Attention" # " is " # {All You Need}, booktitle = NEURIPS33,'
+        " year = 2017, doi = {10.1/a}}\n"
+        '@article{b, title = "Quoted" # "Parts", journal = neurips, month = jan, doi = {10.1/b}}\n'
+        "@article{c, title = {A # in braces}, journal = undefinedmacro # { X}, doi = {10.1/c}}\n",
+    )
+    assert (sources["a"].title, sources["a"].container) == (
+        "Attention is All You Need",
+        "Advances in Neural Information Processing Systems 33",
+    )
+    assert (sources["b"].title, sources["b"].container) == (
+        "QuotedParts",
+        "Advances in Neural Information Processing Systems",
+    )
+    assert (sources["c"].title, sources["c"].container) == ("A # in braces", "undefinedmacro X")
+
+
+def test_crossref_children_inherit_and_the_parent_is_not_audited(tmp_path: Path) -> None:
+    sources = _sources(
+        tmp_path,
+        "@inproceedings{paper, author = {Smith, J.}, title = {A Paper}, crossref = {ICML2023},"
+        " doi = {10.1/paper}, pages = {1--9}}\n"
+        "@inproceedings{other, author = {Jones, K.}, title = {Another}, crossref = {icml2023},"
+        " booktitle = {Proc. ICML}, doi = {10.1/other}}\n"
+        "@inproceedings{orphan, title = {No Parent}, crossref = {missing}, doi = {10.1/orphan}}\n"
+        "@proceedings{ICML2023, title = {Proceedings of the 40th International Conference on Machine"
+        " Learning}, year = 2023, volume = {202}, publisher = {PMLR}, doi = {10.5555/volume}}\n",
+    )
+    assert set(sources) == {"paper", "other", "orphan"}
+    paper = sources["paper"]
+    assert (paper.doi, paper.title, paper.year, paper.volume, paper.pages) == (
+        "10.1/paper",
+        "A Paper",
+        2023,
+        "202",
+        "1–9",
+    )
+    assert paper.container == "Proceedings of the 40th International Conference on Machine Learning"
+    assert sources["other"].container == "Proc. ICML"  # its own booktitle wins
+    assert (sources["orphan"].year, sources["orphan"].container) == (None, None)

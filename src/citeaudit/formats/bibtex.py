@@ -1,16 +1,28 @@
 """BibTeX bibliographies: each entry becomes a claim citing one work, by its
 DOI, or by its arXiv identifier (arXiv DOIs are ``10.48550/arXiv.<id>``, which
-DataCite registers). An entry with neither cannot be checked and says so."""
+DataCite registers). An entry with neither cannot be checked and says so.
+
+BibTeX as people write it: ``@string`` macros and ``#`` concatenation are expanded (a
+bibtexparser middleware of ours: the library resolves a macro only as a whole value), LaTeX
+in the text fields is decoded by pylatexenc as bibtexparser's ``LatexDecodingMiddleware``
+does it (``Erd{\\H o}s`` = ``Erdős``), and an entry with a ``crossref`` inherits the fields
+it lacks from its parent, which is then not audited on its own."""
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from citeaudit.errors import InputError
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.model import Citation, Claim, ReferenceSource, Submission, WorkSource
+
+if TYPE_CHECKING:
+    from pylatexenc.latex2text import LatexNodes2Text
 
 __all__ = ["parse_bibtex"]
 
@@ -38,14 +50,176 @@ _ENTRY_TYPES = {
 
 
 def _plain(value: str) -> str:
-    """BibTeX braces and runs of whitespace out; LaTeX accents are left to the name folding."""
+    """BibTeX braces and runs of whitespace out (identifiers, and text pylatexenc cannot read)."""
     return " ".join(_BRACES_RE.sub("", value).split())
 
 
-def _authors(value: str) -> tuple[str, ...]:
+@cache
+def _decoder() -> LatexNodes2Text:
+    """pylatexenc configured as bibtexparser's ``LatexDecodingMiddleware`` configures it:
+    braces dropped, math kept verbatim, ``\\url{x}`` as ``x``."""
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "bibtexparse-default-context", prepend=True, macros=[MacroTextSpec("url", simplify_repl="%s")]
+    )
+    return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
+
+
+# In a field, "%" and "&" not escaped are what the author typed ("100% of", "R&D"): to LaTeX
+# they are a comment and an alignment tab, which would drop the rest of the title.
+_UNESCAPED_RE = re.compile(r"(?<!\\)[%&]")
+
+
+def _text(value: str) -> str:
+    """A text field (title, author, venue) as Unicode: ``Schr\\"odinger`` → ``Schrödinger``,
+    ``{\\AA}str{\\"o}m`` → ``Åström``, ``{GPT}-4`` → ``GPT-4``, ``--`` → ``–``. What pylatexenc
+    cannot read (braces nested past its recursion limit) keeps only the braces out."""
+    try:
+        decoded = _decoder().latex_to_text(_UNESCAPED_RE.sub(r"\\\g<0>", value))
+    except (RecursionError, ValueError, TypeError, IndexError, KeyError):
+        return _plain(value)
+    return " ".join(decoded.split())
+
+
+def _authors(value: str, clean: Callable[[str], str] = _plain) -> tuple[str, ...]:
+    """The names of an author field, split at ``and`` before each is cleaned (decoding first
+    would lose the braces that protect an ``and`` inside a name)."""
     # Spaces collapsed first: "\s+and\s+" retries from every position of a long run of spaces.
-    names = [_plain(n) for n in _SPACES_RE.sub(" ", value).split(" and ") if n.strip()]
+    names = [clean(n) for n in _SPACES_RE.sub(" ", value).split(" and ") if n.strip()]
     return tuple(n for n in names if n.lower() not in {"others", "et al."})
+
+
+# -- @string macros and # concatenation ----------------------------------------------------
+
+# The macros BibTeX's standard styles define.
+_MONTHS = dict(
+    zip(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+         "October", "November", "December"),
+        strict=True,
+    )
+)  # fmt: skip
+
+
+def _delimited(value: str, at: int) -> int | None:
+    """The end of the braced or quoted part opening at ``at`` (None when it does not close).
+    Braces nest; a quote inside braces does not end a quoted part, as in BibTeX."""
+    depth = 0
+    quoted = value[at] == '"'
+    for i in range(at + (1 if quoted else 0), len(value)):
+        c = value[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0 and not quoted:
+                return i + 1
+            if depth < 0:
+                return None
+        elif c == '"' and quoted and depth == 0:
+            return i + 1
+    return None
+
+
+def _parts(value: str) -> list[str] | None:
+    """A raw field value split at its top-level ``#``: braced, quoted, number or macro parts
+    (None when it is not such a sequence: the value is then left as the parser gave it)."""
+    parts: list[str] = []
+    i, n = 0, len(value)
+    while True:
+        while i < n and value[i].isspace():
+            i += 1
+        if i >= n:
+            return None
+        if value[i] in '{"':
+            end = _delimited(value, i)
+            if end is None:
+                return None
+        else:
+            end = i
+            while end < n and not value[end].isspace() and value[end] not in '#{}"':
+                end += 1
+            if end == i:
+                return None
+        parts.append(value[i:end])
+        i = end
+        while i < n and value[i].isspace():
+            i += 1
+        if i >= n:
+            return parts
+        if value[i] != "#":
+            return None
+        i += 1
+
+
+def _expand(value: str, macros: dict[str, str]) -> str | None:
+    """The text of a raw value, braces of its own kept (None: leave the value alone)."""
+    parts = _parts(value)
+    if parts is None:
+        return None
+    out = []
+    for part in parts:
+        if part[0] in '{"':
+            out.append(part[1:-1])
+        else:  # a number, or a macro (case-insensitive; an undefined one stays as written)
+            out.append(macros.get(part.lower(), _MONTHS.get(part.lower(), part)))
+    return "".join(out)
+
+
+def _concatenation_middleware() -> Any:
+    from bibtexparser.library import Library
+    from bibtexparser.middlewares.middleware import LibraryMiddleware
+
+    class ConcatenateStrings(LibraryMiddleware):
+        """``@string`` macros and ``#`` concatenation expanded, in the ``@string`` definitions
+        (each may use the ones before it) and in every field; the result is braced, for the
+        library's ``RemoveEnclosingMiddleware`` to take the braces off."""
+
+        @classmethod
+        def metadata_key(cls) -> str:
+            return "citeaudit_concatenate"
+
+        def transform(self, library: Library) -> Library:
+            macros: dict[str, str] = {}
+            for string in library.strings:
+                text = _expand(str(string.value), macros)
+                if text is not None:
+                    macros[string.key.lower()] = text
+                    string.value = "{" + text + "}"
+            for entry in library.entries:
+                for field in entry.fields:
+                    raw = field.value
+                    if isinstance(raw, str) and not (raw[:1] in '{"' and _delimited(raw, 0) == len(raw)):
+                        text = _expand(raw, macros)
+                        if text is not None:
+                            field.value = "{" + text + "}"
+            return library
+
+    return ConcatenateStrings(allow_inplace_modification=True)
+
+
+# -- crossref ------------------------------------------------------------------------------
+
+# Fields a child never takes from its parent: its own identity (a proceedings volume's DOI is
+# not a paper's), and the parent's title, which becomes the child's booktitle instead.
+_NOT_INHERITED = {"doi", "eprint", "archiveprefix", "eprinttype", "primaryclass", "url", "crossref",
+                  "title", "ids", "key", "label", "isbn"}  # fmt: skip
+
+
+def _inherit(fields: dict[str, str], parent: dict[str, str]) -> dict[str, str]:
+    """The child's fields with those it lacks taken from the parent (BibTeX's rule), and the
+    parent's title as the child's booktitle (biblatex's rule for a paper in proceedings or a
+    chapter in a book)."""
+    merged = dict(fields)
+    for key, value in parent.items():
+        if key not in _NOT_INHERITED:
+            merged.setdefault(key, value)
+    if parent.get("title"):
+        merged.setdefault("booktitle", parent["title"])
+    return merged
 
 
 def _identifier(fields: dict[str, str]) -> tuple[str, str] | None:
@@ -64,8 +238,10 @@ def _identifier(fields: dict[str, str]) -> tuple[str, str] | None:
 
 def parse_bibtex(text: str, name: str) -> Submission:
     from bibtexparser import parse_string  # type: ignore[attr-defined]  # re-exported, not in __all__
+    from bibtexparser.middlewares import RemoveEnclosingMiddleware
 
-    library = parse_string(text)
+    stack = [_concatenation_middleware(), RemoveEnclosingMiddleware(allow_inplace_modification=True)]
+    library = parse_string(text, parse_stack=stack)
     if library.failed_blocks:
         block = library.failed_blocks[0]
         reason = str(getattr(block.error, "abort_reason", "") or block.error or "").strip().rstrip(".")
@@ -74,22 +250,36 @@ def parse_bibtex(text: str, name: str) -> Submission:
         raise InputError(name, f"line {(block.start_line or 0) + 1}", problem)
     claims = []
     seen: set[str] = set()
+    by_key: dict[str, dict[str, str]] = {}
     for entry in library.entries:
         if entry.key in seen:
             raise InputError(
                 name, f"line {(entry.start_line or 0) + 1}", f"duplicate entry key {entry.key!r}"
             )
         seen.add(entry.key)
+        by_key.setdefault(entry.key.lower(), {f.key.lower(): str(f.value) for f in entry.fields})
+    # BibTeX keys are case-insensitive; a parent is audited through its children, not as cited.
+    parents = {
+        target
+        for key, f in by_key.items()
+        if (target := f.get("crossref", "").strip().lower()) in by_key and target != key
+    }
+    for entry in library.entries:
+        if entry.key.lower() in parents:
+            continue
         fields = {f.key.lower(): str(f.value) for f in entry.fields}
-        title = _plain(fields["title"]) if fields.get("title") else None
+        parent = by_key.get(fields.get("crossref", "").strip().lower())
+        if parent is not None and fields.get("crossref", "").strip().lower() in parents:
+            fields = _inherit(fields, parent)
+        title = _text(fields["title"]) if fields.get("title") else None
         year_text = _plain(fields.get("year", ""))
         year = int(year_text) if year_text.isdigit() else None
-        authors = _authors(fields.get("author", ""))
+        authors = _authors(fields.get("author", ""), _text)
         truncated = bool(re.search(r"\band\s+others\s*$", fields.get("author", "")))
         identified = _identifier(fields)
         source: WorkSource | ReferenceSource
         if identified is not None:
-            venue = _plain(fields.get("journal", fields.get("booktitle", ""))) or None
+            venue = _text(fields.get("journal", fields.get("booktitle", ""))) or None
             first = authors[0] if authors else None
             source = WorkSource(
                 identifier=identified[1],
@@ -98,9 +288,9 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 first_author=first,
                 authors=authors + (("others",) if truncated else ()),
                 container=venue,
-                volume=_plain(fields.get("volume", "")) or None,
-                issue=_plain(fields.get("number", fields.get("issue", ""))) or None,
-                pages=_plain(fields.get("pages", "")) or None,
+                volume=_text(fields.get("volume", "")) or None,
+                issue=_text(fields.get("number", fields.get("issue", ""))) or None,
+                pages=_text(fields.get("pages", "")) or None,
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
                 kind=identified[0],
             )
