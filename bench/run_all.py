@@ -10,6 +10,7 @@ import json
 import sys
 
 from bench import (
+    accuracy,
     check_throughput,
     hostile_input,
     html_report,
@@ -36,6 +37,7 @@ BENCHMARKS = {
     "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),
+    "accuracy": ("Verdict accuracy: careful citations of real records, fabricated references", accuracy),
 }
 
 

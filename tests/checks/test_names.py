@@ -173,3 +173,10 @@ def test_arxiv_names_keep_their_particles() -> None:
         ("John", "Smith Jr."),
     ]
     assert check_authors(["Van Bavel, J.", "Del Vicario, M.", "Smith, J."], work, MAKE) == []
+
+
+@pytest.mark.parametrize("cited", ["Mallikarjun B. R.", "Mallikarjun B R", "R., Mallikarjun B."])
+def test_a_family_name_of_initials(cited: str) -> None:
+    """DBLP's and Crossref's "Mallikarjun B. R.": the family name is "R."."""
+    work = record(Author(family="R.", given="Mallikarjun B."), Author(family="Tewari", given="Ayush"))
+    assert check_first_author(cited, work, MAKE) == []

@@ -177,7 +177,11 @@ def cited_name_keys(cited: str) -> set[str]:
     core = list(tokens)
     while len(core) > 1 and is_suffix(core[-1]):
         core.pop()  # "John Smith Jr.", "Robert Downey IV"
-    return (_readings(tokens) | _readings(core)) - {""}
+    keys = _readings(tokens) | _readings(core) | {_key(head)}
+    words = head.split()
+    if len(words) > 1 and _INITIAL_RE.match(words[-1]):
+        keys.add(_key(words[-1]))  # a family name of initials: "Mallikarjun B. R."
+    return keys - {""}
 
 
 def _key(name: str) -> str:
