@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from citeaudit.errors import InputError
 from citeaudit.formats import load_submission
-from citeaudit.formats.bibtex import _authors, _plain
+from citeaudit.formats.bibtex import _LATEX_RE, _UNESCAPED_RE, _authors, _decoder, _plain, _text
 from citeaudit.model import ReferenceSource, WorkSource
 from tests.conftest import read_jsonl, run_cli, shared_data
 
@@ -268,3 +268,12 @@ def test_crossref_children_inherit_and_the_parent_is_not_audited(tmp_path: Path)
     assert paper.container == "Proceedings of the 40th International Conference on Machine Learning"
     assert sources["other"].container == "Proc. ICML"  # its own booktitle wins
     assert (sources["orphan"].year, sources["orphan"].container) == (None, None)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("Ab {}-'`!?.,:%&#\"é\t")), max_size=30))
+def test_text_without_latex_takes_the_fast_path_to_the_same_text(value: str) -> None:
+    """Only braces to decode: the text is what pylatexenc would make of it."""
+    if _LATEX_RE.search(value) is None:
+        decoded = _decoder().latex_to_text(_UNESCAPED_RE.sub(r"\\\g<0>", value))
+        assert _text(value) == " ".join(decoded.split())
