@@ -180,3 +180,12 @@ def test_a_family_name_of_initials(cited: str) -> None:
     """DBLP's and Crossref's "Mallikarjun B. R.": the family name is "R."."""
     work = record(Author(family="R.", given="Mallikarjun B."), Author(family="Tewari", given="Ayush"))
     assert check_first_author(cited, work, MAKE) == []
+
+
+@pytest.mark.parametrize(
+    "cited", ["Van Bavel et al.", "J. J. Van Bavel et al", "Van Bavel, J., et al.", "Zapletal"]
+)
+def test_a_first_author_written_with_et_al(cited: str) -> None:
+    work = record(Author(family="Van Bavel", given="Jay J."), Author(family="Zapletal", given="Jan"))
+    expected = ["W_AUTHOR_NOT_FIRST"] if cited == "Zapletal" else []
+    assert codes(check_first_author(cited, work, MAKE)) == expected

@@ -13,7 +13,13 @@ import re
 from collections.abc import Sequence
 
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.metadata import author_keys, cited_name_keys, display_author, unverifiable
+from citeaudit.checks.metadata import (
+    _without_et_al,
+    author_keys,
+    cited_name_keys,
+    display_author,
+    unverifiable,
+)
 from citeaudit.model import DoiSource, Finding
 from citeaudit.normalize import clean_markup, fold_name
 from citeaudit.resolve.interface import Record
@@ -29,21 +35,6 @@ __all__ = [
 ]
 
 _TRUNCATION = {"others", "et al", "et al.", "and others", "etal"}
-# "et al." and "and others" are words of their own, after a space or a comma or as the whole
-# entry, never the end of a word: "Zapletal", "Chetal", "Vetal" are names.
-_ET_AL_RE = re.compile(r"(?<![^\s,])(?:et\.?\s*al\.?|and\s+others)$", re.IGNORECASE)
-
-
-def _without_et_al(name: str) -> str:
-    """``name`` without a trailing "et al." / "and others" and the comma and spaces before it.
-    Spaces are stripped by hand: a pattern opening with ``\\s*`` retries from every position
-    of a long run of spaces (20,000 of them: 15 s)."""
-    tail = name.rstrip()
-    found = _ET_AL_RE.search(tail)
-    if found is None:
-        return name
-    head = tail[: found.start()].rstrip()
-    return head[:-1].rstrip() if head.endswith(",") else head
 
 
 def _split_truncation(cited: Sequence[str]) -> tuple[list[str], bool]:

@@ -156,11 +156,28 @@ def _readings(tokens: list[str]) -> set[str]:
     return keys
 
 
+# "et al." and "and others" are words of their own, after a space or a comma or as the whole
+# entry, never the end of a word: "Zapletal", "Chetal", "Vetal" are names.
+_ET_AL_RE = re.compile(r"(?<![^\s,])(?:et\.?\s*al\.?|and\s+others)$", re.IGNORECASE)
+
+
+def _without_et_al(name: str) -> str:
+    """``name`` without a trailing "et al." / "and others" and the comma and spaces before it.
+    Spaces are stripped by hand: a pattern opening with ``\\s*`` retries from every position
+    of a long run of spaces (20,000 of them: 15 s)."""
+    tail = name.rstrip()
+    found = _ET_AL_RE.search(tail)
+    if found is None:
+        return name
+    head = tail[: found.start()].rstrip()
+    return head[:-1].rstrip() if head.endswith(",") else head
+
+
 def cited_name_keys(cited: str) -> set[str]:
     """The family-name readings of "Family", "Family, I.", "I. Family", "Given Family",
     with particles ("Van Bavel, J.", "Bavel, Jay Van") and suffixes ("Smith Jr., John",
     "J. Smith, Jr.", "Robert Downey IV")."""
-    head, comma, tail = cited.partition(",")
+    head, comma, tail = (_without_et_al(cited).strip() or cited).partition(",")  # "Van Bavel et al."
     tail_words = tail.replace(",", " ").split()
     if comma and tail_words and all(is_suffix(w) for w in tail_words):
         head, comma, tail_words = f"{head} {' '.join(tail_words)}", "", []  # "J. Smith, Jr."
