@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.metadata import (
-    _without_et_al,
+    _without_et_al as _without_et_al,  # the hostile-input bench and its test measure it here
+)
+from citeaudit.checks.metadata import (
     author_keys,
     cited_name_keys,
     display_author,
