@@ -23,7 +23,7 @@ from citeaudit.checks.bibliographic import VENUE_ALIASES, check_work
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.metadata import check_first_author, check_title, check_year, display_title
 from citeaudit.formats import load_submission
-from citeaudit.model import DoiSource
+from citeaudit.model import WorkSource
 from citeaudit.normalize import clean_markup
 from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.csl import record_from_csl
@@ -49,7 +49,7 @@ def records() -> list[Record]:
     )  # fmt: skip
 
 
-def findings(source: DoiSource, record: Record) -> list[Any]:
+def findings(source: WorkSource, record: Record) -> list[Any]:
     out = []
     if source.title is not None:
         out += check_title(source.title, record, MAKE)
@@ -60,7 +60,7 @@ def findings(source: DoiSource, record: Record) -> list[Any]:
     return out + check_work(source, record, MAKE)
 
 
-def _errors(source: DoiSource, record: Record) -> list[str]:
+def _errors(source: WorkSource, record: Record) -> list[str]:
     return [f.code for f in findings(source, record) if f.severity == "error"]
 
 
@@ -79,14 +79,14 @@ def _forms(a: Author) -> list[str]:
     return [f"{a.given} {a.family}", f"{_initials(a.given)} {a.family}", f"{a.family}, {a.given}"]
 
 
-def _by_authors(record: Record, form: int, authors: tuple[Author, ...] | None = None) -> DoiSource | None:
+def _by_authors(record: Record, form: int, authors: tuple[Author, ...] | None = None) -> WorkSource | None:
     written = [f[form % len(f)] for a in (authors or record.authors) if (f := _forms(a))]
     if not written:
         return None
-    return DoiSource(doi=record.doi, first_author=written[0], authors=tuple(written))
+    return WorkSource(identifier=record.doi, first_author=written[0], authors=tuple(written))
 
 
-def _names(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _names(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     for r in rs:
         for form in range(3):
             if (s := _by_authors(r, form)) is not None:
@@ -96,7 +96,7 @@ def _names(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
 _SUFFIXES = ("Jr.", "Sr.", "III", "IV")
 
 
-def _suffixes(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _suffixes(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each author with a suffix on the citation's side, then on the record's side."""
     for i, r in enumerate(rs):
         people = [a for a in r.authors if a.family and a.given]
@@ -113,7 +113,7 @@ def _suffixes(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
 _PARTICLES = ("van", "de", "Van", "Del", "von", "da", "van der", "de la")
 
 
-def _particles(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _particles(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each author with a particle: cited with it, against a record with it in the family name
     and one that left it with the given names."""
     for i, r in enumerate(rs):
@@ -129,7 +129,7 @@ def _particles(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
                 yield s, replace(r, authors=in_given)
 
 
-def _single_names(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _single_names(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each author recorded as Crossref records a single-name author (family ``-``, the name in given)."""
     for i, r in enumerate(rs):
         people = [a for a in r.authors if a.family]
@@ -138,7 +138,10 @@ def _single_names(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
         mark = "-."[i % 2]
         single = tuple(replace(a, family=mark, given=a.family) if a in people else a for a in r.authors)
         written = tuple(str(a.family) for a in people)
-        yield DoiSource(doi=r.doi, first_author=written[0], authors=written), replace(r, authors=single)
+        yield (
+            WorkSource(identifier=r.doi, first_author=written[0], authors=written),
+            replace(r, authors=single),
+        )
 
 
 def _latex(text: str) -> str:
@@ -152,7 +155,7 @@ def _bib_name(a: Author) -> str | None:
     return "{" + a.name + "}" if a.name else None
 
 
-def _bibtex(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _bibtex(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each record as a LaTeX-exporting reference manager writes it, read back by ``check``'s parser."""
     chosen, parts = {}, []
     for i, r in enumerate(rs):
@@ -176,7 +179,7 @@ def _bibtex(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
         claims = load_submission(path).claims
     for claim in claims:
         source = claim.citations[0].source
-        assert isinstance(source, DoiSource)
+        assert isinstance(source, WorkSource)
         yield replace(source, type=None), chosen[claim.id]
 
 
@@ -189,19 +192,19 @@ def _abbreviated(name: str) -> str:
     return " ".join(w[:4] + "." if len(w) > 5 and w.isalpha() else w for w in words)
 
 
-def _venues(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _venues(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each container by its record's short title, abbreviated word by word, and, where the
     alias table knows it, by its short name."""
     for r in rs:
         if not r.container or (r.type or "") in {"posted-content", "preprint"}:
             continue
         for short in r.short_container[:1]:
-            yield DoiSource(doi=r.doi, container=short), r
-        yield DoiSource(doi=r.doi, container=_abbreviated(r.container[0])), r
+            yield WorkSource(identifier=r.doi, container=short), r
+        yield WorkSource(identifier=r.doi, container=_abbreviated(r.container[0])), r
         words = " ".join(re.findall(r"[a-z0-9]+", clean_markup(r.container[0]).lower()))
         for alias, runs in VENUE_ALIASES.items():
             if any(f" {run} " in f" {words} " for run in runs):
-                yield DoiSource(doi=r.doi, container=alias.upper()), r
+                yield WorkSource(identifier=r.doi, container=alias.upper()), r
 
 
 def _ascii(text: str) -> str:
@@ -213,7 +216,7 @@ def _ascii(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
-def _titles(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
+def _titles(rs: list[Record]) -> Iterator[tuple[WorkSource, Record]]:
     """Each title without its diacritics, with its hyphens dropped and its colons written as dashes."""
     for r in rs:
         if not r.titles:
@@ -225,10 +228,10 @@ def _titles(rs: list[Record]) -> Iterator[tuple[DoiSource, Record]]:
             title.replace(": ", " -- "),
         }
         for v in sorted(variants - {title}):
-            yield DoiSource(doi=r.doi, title=v), r
+            yield WorkSource(identifier=r.doi, title=v), r
 
 
-WAYS: dict[str, tuple[str, Callable[[list[Record]], Iterator[tuple[DoiSource, Record]]]]] = {
+WAYS: dict[str, tuple[str, Callable[[list[Record]], Iterator[tuple[WorkSource, Record]]]]] = {
     "names": ("every author as `Given Family`, `G. Family`, `Family, Given` (issue 18)", _names),
     "suffixes": ("a generational suffix on either side (`Smith Jr.` / `Smith`)", _suffixes),
     "particles": ("a surname particle (`Van Bavel`), or left with the given names", _particles),
@@ -318,7 +321,7 @@ def hallmark() -> dict[str, Any]:
         passed, by_type, warned = 0, Counter[str](), Counter[str]()
         for claim, row in zip(claims, unique, strict=True):
             source = claim.citations[0].source
-            assert isinstance(source, DoiSource)
+            assert isinstance(source, WorkSource)
             found = findings(source, _entry_record(valid[row["fields"]["doi"].lower()]))
             if not any(f.severity == "error" for f in found):
                 passed += 1
