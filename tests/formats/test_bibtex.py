@@ -216,7 +216,7 @@ def test_latex_in_titles_venues_and_pages(tmp_path: Path) -> None:
     assert source.title == "Minőség and GPT-4: 100% of R&D, 50% of R&D"
     assert source.container == "Journal of Physics A: Mathematical and General & Theoretical"
     assert source.pages == "12–19"
-    assert source.doi == "10.1/k_x"  # identifiers are not read as LaTeX
+    assert source.identifier == "10.1/k_x"  # identifiers are not read as LaTeX
 
 
 def test_braces_nested_past_the_decoder_keep_only_the_braces_out(tmp_path: Path) -> None:
@@ -258,7 +258,7 @@ def test_crossref_children_inherit_and_the_parent_is_not_audited(tmp_path: Path)
     )
     assert set(sources) == {"paper", "other", "orphan"}
     paper = sources["paper"]
-    assert (paper.doi, paper.title, paper.year, paper.volume, paper.pages) == (
+    assert (paper.identifier, paper.title, paper.year, paper.volume, paper.pages) == (
         "10.1/paper",
         "A Paper",
         2023,

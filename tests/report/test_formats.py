@@ -190,5 +190,11 @@ def test_display_controls_are_a_finding_and_shown_escaped(tmp_path: Path) -> Non
         text = (tmp_path / name).read_text("utf-8")
         for char in "\u202e\u2066\u2069\ufe0f":
             assert char not in text, (name, hex(ord(char)))
-        assert "&lt;U+202E&gt;gnidnuorG laveirteR no repaP omeD" in text.replace("\\", "")
-        assert "&lt;U+2066&gt;isolated&lt;U+2069&gt;" in text.replace("\\", "")
+        # Markdown escapes the brackets for HTML (and punctuation with backslashes); the HTML page
+        # carries the text in its JSON data block, brackets as JSON escapes.
+        if name == "r.md":
+            text, lt, gt = text.replace("\\", ""), "&lt;", "&gt;"
+        else:
+            lt, gt = "\\u003c", "\\u003e"
+        assert f"{lt}U+202E{gt}gnidnuorG laveirteR no repaP omeD" in text
+        assert f"{lt}U+2066{gt}isolated{lt}U+2069{gt}" in text
