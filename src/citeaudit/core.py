@@ -27,7 +27,7 @@ from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
-from citeaudit.identifiers import HANDLERS
+from citeaudit.identifiers import HANDLERS, canonical_key
 from citeaudit.locate import SourceText
 from citeaudit.model import (
     Citation,
@@ -385,6 +385,9 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
         normal = handler.normalise(source.identifier)
         row.doi = handler.key(normal)
         if handler.is_valid(normal):
+            row.doi = canonical_key(row.doi)
+            if source.form_note:
+                row.findings.append(make("W_IDENTIFIER_FORM", source.form_note))
             return ("work", row.doi)
         if handler.syntax_code is not None:
             row.findings.append(make(handler.syntax_code, handler.invalid(source.identifier)))

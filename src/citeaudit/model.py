@@ -153,6 +153,9 @@ class WorkSource:
     pages: str | None = None
     type: str | None = None  # the kind of work as cited: journal-article, book, dataset…
     kind: str = "doi"  # the identifier kind, which decides how it is validated, resolved and checked
+    # The handler's warning about the form the identifier was written in (W_IDENTIFIER_FORM); it
+    # says nothing the identifier does not, so the submission digest leaves it out.
+    form_note: str | None = None
 
     ranged: ClassVar[bool] = False  # cited by its identifier, not by a range of a text
 
@@ -332,7 +335,7 @@ def _canonical_citation(citation: Citation) -> list[Any]:
     source = citation.source
     values = _SOURCE_VALUES.get(type(source))
     if values is None:  # one getter per source type: the digest of 10,000 citations stays cheap
-        names = [f.name for f in fields(source) if f.name != "kind"]
+        names = [f.name for f in fields(source) if f.name not in ("kind", "form_note")]
         values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
     canonical = values(source)
     if isinstance(source, WorkSource) and source.kind in _DOI_FORM_KINDS:

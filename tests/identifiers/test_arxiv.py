@@ -13,7 +13,9 @@ from citeaudit.identifiers.arxiv import ARXIV, arxiv_id_of
         ("arXiv:2401.01234v2", "2401.01234"),
         ("ARXIV: 1902.02534v1", "1902.02534"),
         ("hep-th/9901001", "hep-th/9901001"),
-        ("math.GT/0309136v3", "math.gt/0309136"),
+        ("math.GT/0309136v3", "math/0309136"),  # the subject class is not part of the id
+        ("hep-th/1601.07616", "1601.07616"),  # a category put before a new-style id
+        ("cs.CL/2401.01234v2", "2401.01234"),
     ],
 )
 def test_forms_normalise_to_the_versionless_id_and_its_doi(raw: str, normal: str) -> None:
@@ -34,3 +36,20 @@ def test_anything_else_is_refused_where_it_is_read(raw: str) -> None:
         ARXIV.read(raw)
     assert str(caught.value) == f"not an arXiv identifier: {raw!r}"
     assert not ARXIV.owns(raw)
+
+
+@pytest.mark.parametrize("raw", ["2401.01234", "arXiv:2401.01234v2", "hep-th/9901001", "math.GT/0309136v2"])
+def test_the_forms_arxiv_defines_get_no_note(raw: str) -> None:
+    assert ARXIV.form_note(raw) is None
+
+
+def test_a_category_before_a_new_style_id_is_read_with_a_note() -> None:
+    assert ARXIV.form_note(" hep-th/1601.07616v2 ") == (
+        "'hep-th/1601.07616v2' puts a category before a new-style arXiv id, which has none: read as 1601.07616"
+    )
+    assert ARXIV.doi_of("hep-th/1601.07616") == "10.48550/arXiv.1601.07616"
+
+
+def test_an_arxiv_doi_with_a_version_names_the_versionless_work() -> None:
+    assert arxiv_id_of("10.48550/arXiv.2010.11929v1") == "2010.11929"
+    assert arxiv_id_of("10.48550/arxiv.math.GT/0309136v2") == "math/0309136"

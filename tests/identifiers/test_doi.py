@@ -37,3 +37,11 @@ def test_syntax_errors(raw: str) -> None:
     assert DOI.syntax_code == "E_DOI_SYNTAX"  # found in the audit, not refused as input
     assert DOI.read(raw) == raw
     assert DOI.invalid(f" {raw} ") == f"{raw!r} is not a DOI (expected 10.NNNN/suffix)"
+
+
+def test_a_doi_urls_fragment_is_not_part_of_the_doi() -> None:
+    assert normalize_doi("https://doi.org/10.7554/eLife.46574#anchor") == "10.7554/elife.46574"
+    assert normalize_doi("https://doi.org/10.7554/eLife.46574#") == "10.7554/elife.46574"
+    # A DOI's own '#' is percent-encoded in a URL, and written as it is elsewhere.
+    assert normalize_doi("https://doi.org/10.1000/a%23b#c") == "10.1000/a#b"
+    assert normalize_doi("10.1000/a#b") == "10.1000/a#b"

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from citeaudit.formats import parse_document
-from citeaudit.identifiers import HANDLERS, KINDS, IdentifierHandler, handler, resolver_key, route_of
+from citeaudit.identifiers import (
+    HANDLERS,
+    KINDS,
+    IdentifierHandler,
+    canonical_key,
+    handler,
+    resolver_key,
+    route_of,
+)
 from citeaudit.model import CorpusSource, ReferenceSource, WorkSource
 
 
@@ -55,3 +63,27 @@ def test_an_arxiv_citation_digests_as_the_doi_it_carries_did() -> None:
         {"id": "a", "doi": "10.48550/arxiv.2401.01234"}
     )
     assert digest({"id": "a", "doi": "10.1/x"}) != digest({"id": "a", "doi": "10.1/y"})
+
+
+def test_an_arxiv_doi_with_a_version_is_one_work_with_the_versionless_one() -> None:
+    assert canonical_key("10.48550/arxiv.2010.11929v1") == "10.48550/arxiv.2010.11929"
+    assert canonical_key("10.1002/ece3.2314") == "10.1002/ece3.2314"
+    versioned = WorkSource("10.48550/arXiv.2010.11929v1", kind="doi")
+    assert resolver_key(versioned) == resolver_key(WorkSource("10.48550/arxiv.2010.11929", kind="doi"))
+
+
+def test_the_form_note_travels_with_the_citation_and_not_into_the_digest() -> None:
+    def parse(citation: dict[str, str]) -> tuple[WorkSource, str]:
+        sub = parse_document({"claims": [{"id": "c", "text": "t", "citations": [citation]}]}, "x")
+        source = sub.claims[0].citations[0].source
+        assert isinstance(source, WorkSource)
+        return source, sub.digest
+
+    prefixed, digest = parse({"id": "a", "arxiv": "hep-th/1601.07616"})
+    assert prefixed.identifier == "10.48550/arxiv.1601.07616"
+    assert prefixed.form_note == (
+        "'hep-th/1601.07616' puts a category before a new-style arXiv id, which has none: read as 1601.07616"
+    )
+    plain, plain_digest = parse({"id": "a", "arxiv": "1601.07616"})
+    assert plain.form_note is None
+    assert digest == plain_digest

@@ -34,6 +34,12 @@ CATALOGUE: dict[str, CodeInfo] = {
     for c in (
         # identifiers and registry answers
         CodeInfo("E_DOI_SYNTAX", _E, _WRONG, "The DOI is not syntactically a DOI (10.NNNN/suffix)."),
+        CodeInfo(
+            "W_IDENTIFIER_FORM",
+            _W,
+            _NOTE,
+            "The identifier is written in a form its kind does not define, read as the one it contains.",
+        ),
         CodeInfo("E_DOI_NOT_FOUND", _E, _NR, "The registry answered that this DOI is not registered."),
         CodeInfo("E_NOT_CACHED", _E, _UN, "Offline, and the cache holds no answer for this DOI."),
         CodeInfo(

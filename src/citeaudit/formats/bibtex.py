@@ -226,17 +226,18 @@ def _inherit(fields: dict[str, str], parent: dict[str, str]) -> dict[str, str]:
     return merged
 
 
-def _identifier(fields: dict[str, str]) -> tuple[str, str] | None:
-    """The entry's identifier kind and value: its DOI, else its arXiv eprint."""
+def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
+    """The entry's identifier kind and value, and the handler's note on its form: its DOI, else
+    its arXiv eprint."""
     doi = _plain(fields.get("doi", ""))
     if doi:
-        return DOI.kind, doi
+        return DOI.kind, doi, None
     eprint = fields.get("eprint", "").strip()
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).strip().lower()
     if eprint and (prefix == "arxiv" or eprint.lower().startswith("arxiv:")):
         arxiv_doi = ARXIV.doi_of(eprint)
         if arxiv_doi is not None:
-            return ARXIV.kind, arxiv_doi
+            return ARXIV.kind, arxiv_doi, ARXIV.form_note(eprint)
     return None
 
 
@@ -297,6 +298,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 pages=_text(fields.get("pages", "")) or None,
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
                 kind=identified[0],
+                form_note=identified[2],
             )
         else:
             source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)

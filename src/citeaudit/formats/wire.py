@@ -144,6 +144,7 @@ def _citation(
                 pages=d.pages,
                 type=d.type,
                 kind=kind,
+                form_note=handler(kind).form_note(raw[kind]),
             )
             return Citation(id=d.id or default_id, source=source, quote=d.quote, origin=origin)
         if kind == "document_id":

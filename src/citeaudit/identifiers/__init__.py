@@ -2,7 +2,7 @@
 registry the formats, the core and the resolvers dispatch through."""
 
 from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler, TextSource
-from citeaudit.identifiers.registry import HANDLERS, KINDS, handler, resolver_key, route_of
+from citeaudit.identifiers.registry import HANDLERS, KINDS, canonical_key, handler, resolver_key, route_of
 
 __all__ = [
     "HANDLERS",
@@ -10,6 +10,7 @@ __all__ = [
     "IdentifierError",
     "IdentifierHandler",
     "TextSource",
+    "canonical_key",
     "handler",
     "resolver_key",
     "route_of",

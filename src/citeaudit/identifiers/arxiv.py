@@ -12,21 +12,40 @@ from citeaudit.identifiers.interface import IdentifierHandler
 __all__ = ["ARXIV", "ARXIV_DOI_PREFIX", "ArxivHandler", "arxiv_id_of", "normalize_arxiv"]
 
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
-_ID_RE = re.compile(r"^(?:arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+# New style (2401.01234), old style (hep-th/9901001, with a subject class: math.GT/0309136), and
+# a new-style id with a category put in front (hep-th/1601.07616), as real bibliographies write it.
+_ID_RE = re.compile(
+    r"^(?:arxiv:\s*)?(?:(?P<new>\d{4}\.\d{4,5})"
+    r"|(?P<archive>[a-z-]+)(?:\.(?P<subject>[a-z]{2}))?/(?:(?P<old>\d{7})|(?P<prefixed>\d{4}\.\d{4,5})))"
+    r"(?P<version>v\d+)?$",
+    re.IGNORECASE,
+)
+
+
+def _parse(raw: str) -> re.Match[str] | None:
+    return _ID_RE.match(raw.strip())
+
+
+def _versionless(m: re.Match[str]) -> str:
+    """The id without version and without an old-style id's subject class (``math/0309136``)."""
+    if m["new"] or m["prefixed"]:
+        return str(m["new"] or m["prefixed"])
+    return f"{m['archive']}/{m['old']}".lower()
 
 
 def arxiv_id_of(doi: str) -> str | None:
     """The arXiv identifier of an arXiv DOI, without version."""
-    if not doi.startswith(ARXIV_DOI_PREFIX):
+    if not doi.lower().startswith(ARXIV_DOI_PREFIX):
         return None
-    m = _ID_RE.match(doi[len(ARXIV_DOI_PREFIX) :])
-    return m.group(1).lower() if m else None
+    m = _parse(doi[len(ARXIV_DOI_PREFIX) :])
+    return _versionless(m) if m else None
 
 
 def normalize_arxiv(raw: str) -> str | None:
-    """``arXiv:2401.01234v2`` → ``2401.01234`` (the version is not part of the DOI)."""
-    m = _ID_RE.match(raw.strip())
-    return m.group(1).lower() if m else None
+    """``arXiv:2401.01234v2`` → ``2401.01234``, ``math.GT/0309136v2`` → ``math/0309136`` (neither the
+    version nor the subject class is part of the identifier or of its DOI)."""
+    m = _parse(raw)
+    return _versionless(m) if m else None
 
 
 class ArxivHandler(IdentifierHandler):
@@ -45,8 +64,18 @@ class ArxivHandler(IdentifierHandler):
 
     def doi_of(self, raw: str) -> str | None:
         """The DOI of an id, spelt as arXiv spells it (``10.48550/arXiv.2310.01362``), or None."""
-        m = _ID_RE.match(raw.strip())
-        return f"10.48550/arXiv.{m.group(1)}" if m else None
+        m = _parse(raw)
+        return f"10.48550/arXiv.{_versionless(m)}" if m else None
+
+    def form_note(self, raw: str) -> str | None:
+        m = _parse(raw)
+        if m is not None and m["prefixed"]:
+            written = raw.strip()
+            return (
+                f"{written!r} puts a category before a new-style arXiv id, which has none: "
+                f"read as {m['prefixed']}"
+            )
+        return None
 
     def is_valid(self, normal: str) -> bool:
         return normalize_arxiv(normal) == normal

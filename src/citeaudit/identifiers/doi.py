@@ -20,11 +20,13 @@ _PREFIX_RE = re.compile(r"^(?:urn:)?doi:\s*", re.IGNORECASE)
 def normalize_doi(raw: str) -> str:
     """``https://doi.org/10.1/ABC``, ``doi:10.1/abc`` … → ``10.1/abc``.
 
-    DOIs are case-insensitive; a DOI written as a URL may be percent-encoded.
+    DOIs are case-insensitive; a DOI written as a URL may be percent-encoded, and its fragment
+    (``#anchor``) is not part of it.
     """
     doi = raw.strip()
     url = _URL_RE.match(doi)
-    doi = unquote(doi[url.end() :]) if url else _PREFIX_RE.sub("", doi)
+    # In a URL a '#' starts the fragment, never the DOI (a DOI's own '#' is written %23 there).
+    doi = unquote(doi[url.end() :].partition("#")[0]) if url else _PREFIX_RE.sub("", doi)
     return doi.strip().lower()
 
 

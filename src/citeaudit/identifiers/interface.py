@@ -67,6 +67,11 @@ class IdentifierHandler(ABC):
         normal = self.normalise(text)
         return normal if self.is_valid(normal) else None
 
+    def form_note(self, raw: str) -> str | None:
+        """A warning about the form an accepted identifier was written in, when it is not one the
+        kind defines but one it can read unambiguously (``W_IDENTIFIER_FORM``); None otherwise."""
+        return None
+
     @abstractmethod
     def key(self, normal: str) -> str:
         """The key the resolvers, the cache and the snapshots know the work by."""

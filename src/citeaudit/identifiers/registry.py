@@ -9,7 +9,7 @@ from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.interface import IdentifierHandler
 from citeaudit.model import Source, WorkSource
 
-__all__ = ["HANDLERS", "KINDS", "handler", "resolver_key", "route_of"]
+__all__ = ["HANDLERS", "KINDS", "canonical_key", "handler", "resolver_key", "route_of"]
 
 HANDLERS: dict[str, IdentifierHandler] = {
     DOI.kind: DOI,
@@ -30,7 +30,15 @@ def resolver_key(source: Source) -> str | None:
         return None
     kind = HANDLERS[source.kind]
     normal = kind.normalise(source.identifier)
-    return kind.key(normal) if kind.is_valid(normal) else None
+    return canonical_key(kind.key(normal)) if kind.is_valid(normal) else None
+
+
+def canonical_key(key: str) -> str:
+    """A key in the form of the most specific kind that owns it: a DOI that is an arXiv DOI loses
+    its version (``10.48550/arxiv.2010.11929v1`` → ``10.48550/arxiv.2010.11929``), so both forms
+    are one work in the cache and the snapshots."""
+    owner = next((h for h in reversed(HANDLERS.values()) if h.owns(key)), None)
+    return owner.key(owner.normalise(key)) if owner is not None else key
 
 
 def route_of(key: str) -> str | None:
