@@ -15,6 +15,7 @@ from citeaudit.cli.common import (
     add_store_options,
     effective_config,
 )
+from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
 
@@ -22,7 +23,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     cmd = commands.add_parser(
         "mcp",
-        help="serve audit_claims, locate_quote and get_source_excerpt to agents over MCP (stdio), read-only",
+        help="serve audit_claims, feedback, list_sources, locate_quote and get_source_excerpt to agents "
+        "over MCP (stdio), read-only",
         description="The registry cache, the snapshots, the corpus and the store are only read; the "
         "judge's verdicts are not cached, as the server writes nothing.",
     )
@@ -35,11 +37,22 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from citeaudit.service.mcp import McpOptions, build_server
+    import anyio
+
+    from citeaudit.service.mcp import McpOptions, build_server, serve_stdio
     from citeaudit.wiring import open_evidence, read_only_auditor
 
     config = effective_config(args)
-    evidence = open_evidence(config, read_only=True)
+    # A store without a scope (or a scope without a store) is refused before serving: the server
+    # would start and then answer every store tool that none is configured.
+    evidence = open_evidence(config, read_only=True, required=bool(config.store or config.scope))
+    if evidence is None and (config.store or config.scope):
+        raise ConfigError(
+            "no scope: give --scope TENANT/USER"
+            if config.store
+            else "no evidence store: give --store (a SQLite file or a postgresql:// URL)"
+        )
     options = McpOptions(auditor=read_only_auditor(config), evidence=evidence)
-    build_server(options).run("stdio")
+    server = build_server(options)
+    anyio.run(serve_stdio, server, options)
     return EXIT_CLEAN
