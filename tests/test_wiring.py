@@ -85,12 +85,11 @@ def _through_mcp(world: Path) -> bytes:
 
     async def run() -> Any:
         async with Client(params, read_timeout_seconds=30) as client:
-            return await client.call_tool("audit_claims", {"claims": claims})
+            return await client.call_tool("audit_claims", {**claims, "detail": "full"})
 
     result = asyncio.run(run())
     assert not result.is_error
-    content = result.structured_content
-    return dump_report_dict(content.get("result", content) if set(content) == {"result"} else content)
+    return dump_report_dict(result.structured_content)
 
 
 def test_check_the_api_http_and_mcp_write_the_same_bytes_under_one_configuration(world: Path) -> None:

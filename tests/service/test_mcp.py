@@ -117,7 +117,8 @@ def _error(result: Any) -> str:
     assert result.structured_content is None
     (content,) = result.content
     text: str = content.text
-    assert "\n" not in text and "pydantic" not in text
+    assert "\n" not in text
+    assert "pydantic" not in text
     return text
 
 
@@ -156,7 +157,8 @@ def test_the_tool_list_teaches_the_contract(world: Path) -> None:
             False,
         )
         assert tool.input_schema["additionalProperties"] is False
-        assert tool.description and len(tool.description) < 900
+        assert tool.description
+        assert len(tool.description) < 900
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
         for name, prop in _walk(tool.input_schema):  # every field is described
             assert prop.get("description"), f"{tool.name}: {name} has no description"
@@ -365,7 +367,7 @@ def test_errors_are_one_line_and_nothing_can_be_written(world: Path) -> None:
     *errors, near_start = _session(world, body)
     assert [_error(r) for r in errors] == [
         "audit_claims: claims: $.claims[0].status: unknown field (not part of the contract)",
-        "audit_claims: the claims are 1100033 bytes, over the limit of 1000000",
+        "audit_claims: the claims are 1100037 bytes, over the limit of 1000000",
         "audit_claims: unknown arguments 'fetch', 'offline'; it takes answer, citations, claims, conflicts, "
         "detail, gaps, labels, title",
         "audit_claims: claims: expected an array of claims, got an object: the arguments are the claims "
@@ -409,12 +411,15 @@ def test_a_large_report_comes_back_compact_and_the_full_one_on_request(world: Pa
     _session(world, body)
     assert sizes["200 input"] < sizes["1500 input"] < 1_000_000
     (text, structured), detail = sizes["200 compact"]
-    assert detail == "compact" and text == structured < 70_000
+    assert detail == "compact"
+    assert text == structured < 70_000
     (text, structured), detail = sizes["200 full"]
-    assert detail is None and text == structured < 250_000  # the report itself
+    assert detail is None
+    assert text == structured < 250_000
     for key in ("1500 compact", "1500 full"):
         (text, structured), detail = sizes[key]
-        assert detail == "compact" and text + structured <= 2_000_000
+        assert detail == "compact"
+        assert text + structured <= 2_000_000
     assert sizes["1500 full note"].startswith("the full report is ")
     assert sizes["1500 full note"].endswith(
         " bytes, over the limit of 1000000 bytes for a result: the compact result follows"
@@ -435,7 +440,8 @@ def test_a_report_over_the_bound_comes_back_summarised_never_as_an_error(world: 
     assert summary["counts"]["claims"] == 200  # the counts cover every claim
     assert summary["by_code"]["E_UNCITED"] == 50
     shown = summary["truncated"]["claims_shown"]
-    assert 0 < shown < 150 and len(summary["claims"]) == shown
+    assert 0 < shown < 150
+    assert len(summary["claims"]) == shown
     assert all(c["codes"] for c in summary["claims"])  # the claims to fix come first
     assert summary["truncated"]["reason"].endswith(
         "over the limit of 20000 bytes for a result; audit the claims in smaller batches for the rest"

@@ -395,7 +395,10 @@ def fit_report(data: Mapping[str, Any], detail: str, limit: int) -> dict[str, An
         size = _size(data)
         if size <= limit:
             return dict(data)
-        note = f"the full report is {size} bytes, over the limit of {limit} bytes for a result: the compact result follows"
+        note = (
+            f"the full report is {size} bytes, over the limit of {limit} bytes for a result: the compact "
+            "result follows"
+        )
     else:
         note = None
     compact = compact_report(data)
@@ -417,8 +420,8 @@ def fit_report(data: Mapping[str, Any], detail: str, limit: int) -> dict[str, An
             "truncated": {
                 "claims_shown": n,
                 "claims_total": len(ordered),
-                "reason": f"the compact result is {size} bytes, over the limit of {limit} bytes for a result; audit the "
-                "claims in smaller batches for the rest",
+                "reason": f"the compact result is {size} bytes, over the limit of {limit} bytes for a "
+                "result; audit the claims in smaller batches for the rest",
             },
         }
 
@@ -499,7 +502,8 @@ def build_server(options: McpOptions) -> Server[Any]:
                 f"{tool}: claims: expected an array of claims, got an object: the arguments are the claims "
                 'document itself ({"claims": [...]}), not nested in claims'
             )
-        raw = _dumps(arguments).encode("utf-8")
+        # The document as the report's input_sha256 names it: sorted keys, JSON's default separators.
+        raw = json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode("utf-8")
         if len(raw) > options.max_input_bytes:
             raise ToolFailure(
                 f"{tool}: the claims are {len(raw)} bytes, over the limit of {options.max_input_bytes}"
