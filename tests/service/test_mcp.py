@@ -491,6 +491,38 @@ def test_a_line_that_is_not_json_rpc_gets_an_answer_and_the_session_goes_on(worl
     assert [t["name"] for t in answers[4]["result"]["tools"]] == TOOLS
 
 
+def test_a_message_over_the_line_bound_is_refused_unread(world: Path) -> None:
+    answers, _ = _raw(
+        world, [INIT, INITIALIZED, b'{"x": "' + b"x" * 4_000_000 + b'"}\n', _request(2, "tools/list")]
+    )
+    assert answers[1] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "the message is over the limit of 4000000 bytes"},
+    }
+    assert answers[2]["id"] == 2
+
+
+def test_without_a_store_the_store_tools_say_so(world: Path) -> None:
+    options = McpOptions(auditor=read_only_auditor(Config(cache=world / "seed" / "cache")))
+
+    async def body(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("list_sources", {}),
+            await client.call_tool("locate_quote", {"source_id": "plan_a", "fragment": "Plan A"}),
+        ]
+
+    async def run() -> list[Any]:
+        async with Client(build_server(options)) as client:
+            return await body(client)
+
+    listed, located = asyncio.run(run())
+    assert listed.structured_content == {"scope": None, "sources": []}
+    assert _error(located) == (
+        "no evidence store is configured for this server (the host gives --store and --scope)"
+    )
+
+
 def test_requests_in_flight_when_stdin_closes_are_answered(world: Path) -> None:
     claims = _many(world, 200)
     calls = [_request(10 + i, "tools/call", {"name": "audit_claims", "arguments": claims}) for i in range(3)]

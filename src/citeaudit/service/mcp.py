@@ -20,6 +20,7 @@ in flight when standard input closes are answered before the server exits.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
@@ -52,6 +53,8 @@ from citeaudit.util.version import __version__
 from citeaudit.wiring import Auditor, Evidence
 
 __all__ = ["McpOptions", "build_server", "compact_report", "fit_report", "serve_stdio"]
+
+logger = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "citeaudit checks citations deterministically: that sources exist, that metadata match the "
@@ -451,6 +454,10 @@ class _Tool:
     run: Callable[[dict[str, Any]], Awaitable[tuple[Any, str | None]]]
 
 
+def _failure(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -685,8 +692,11 @@ def build_server(options: McpOptions) -> Server[Any]:
                 )
             result, text = await tool.run(arguments)
         except ToolFailure as e:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=_one_line(str(e)))], is_error=True
+            return _failure(_one_line(str(e)))
+        except Exception:  # a bug of ours: logged on stderr, one line for the agent, the server goes on
+            logger.exception("tool %r failed", params.name)
+            return _failure(
+                f"{params.name}: internal error (logged by the server); the call was not completed"
             )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text if text is not None else _dumps(result))],
