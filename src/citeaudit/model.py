@@ -112,6 +112,9 @@ class Verdict:
     unsupported: tuple[str, ...] = ()  # parts of the claim the fragments do not cover
     confidence: float | None = None
     signals: tuple[str, ...] = ()  # signal codes that routed the claim
+    probability: float | None = None  # probability of support, from a judge that has one (``learned``)
+    reason: str | None = None  # what moved the verdict most, for a reader
+    unsupported_spans: tuple[tuple[int, int], ...] = ()  # ``[start, end)`` ranges of the claim text
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,13 @@ from citeaudit.semantic.rules import RulesJudge
 def test_every_spec_form_is_listed_from_the_table() -> None:
     assert list(JUDGE_SPECS.values()) == [
         "rules",
+        "learned[:MODEL.json]",
         "nli:MODEL[?OPTIONS][#LABELS]",
         "llm:MODEL@URL",
         "rules+SPEC",
         "none",
     ]
-    assert [b.syntax for b in BACKENDS.values()] == list(JUDGE_SPECS.values())[:3]
+    assert [b.syntax for b in BACKENDS.values()] == list(JUDGE_SPECS.values())[:4]
 
 
 @pytest.mark.parametrize("spec", ["oracle", "rules:x", "ruless", "", "none"])
@@ -33,7 +34,8 @@ def test_a_spec_no_backend_names_is_refused(spec: str) -> None:
     with pytest.raises(ConfigError) as caught:
         make_judge(spec)
     assert str(caught.value) == (
-        f"unknown judge {spec!r}; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"
+        f"unknown judge {spec!r}; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' "
+        "or 'rules+' and one of these"
     )
 
 
@@ -72,7 +74,8 @@ def test_a_new_backend_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert judge.per_claim
     assert [v.label for v in judge.judge_many([("c", []), ("d", [])])] == ["insufficient", "insufficient"]
     assert isinstance(make_judge("rules+echo:no"), CascadeJudge)
-    with pytest.raises(ConfigError, match=r"expected 'rules', 'nli:MODEL', 'llm:MODEL@URL', 'echo:LABEL' or"):
+    expected = r"expected 'rules', 'learned\[:MODEL\.json\]', 'nli:MODEL', 'llm:MODEL@URL', 'echo:LABEL' or"
+    with pytest.raises(ConfigError, match=expected):
         make_judge("oracle")
 
 

@@ -321,7 +321,8 @@ def test_the_judge_is_the_operators_choice(world: Path) -> None:
     bad = run_cli("mcp", "--judge", "oracle")
     assert bad.code == 2
     assert bad.stderr.strip() == (
-        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' "
+        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', "
+        "'llm:MODEL@URL' "
         "or 'rules+' and one of these"
     )
 

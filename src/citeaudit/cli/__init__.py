@@ -24,6 +24,7 @@ from citeaudit.cli import (
     feedback,
     fetch,
     history,
+    judge,
     mcp,
     render,
     review,
@@ -68,6 +69,7 @@ def build_parser() -> Parser:
     serve.add_parsers(commands)
     history.add_parsers(commands)
     evaluate.add_parser(commands)
+    judge.add_parser(commands)
     review.add_parser(commands)
     return parser
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, Parser, add_judge_options, refuse_to_overwrite, write_file
+from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
 
@@ -20,6 +21,11 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     parser.add_argument("--dataset", required=True, choices=sorted(DATASETS), help="how to read FILE")
     add_judge_options(parser, configured=False)
     parser.add_argument("--out", type=Path, help="also write the JSON result here")
+    parser.add_argument(
+        "--no-abstain",
+        action="store_true",
+        help="switch the abstention band off: every verdict on its likelier side (learned judges only)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -30,6 +36,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     refuse_to_overwrite(args.out, args.file)
     judge = make_judge(args.judge, args.verdict_cache)
+    if args.no_abstain:
+        without = getattr(judge, "without_abstention", None)
+        if without is None:
+            raise ConfigError(
+                f"--no-abstain needs a judge with a probability of support (learned), not {args.judge!r}"
+            )
+        judge = without()
     result = evaluate(judge, load_pairs(args.dataset, args.file))
     result = {"dataset": args.dataset, **result}
     text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"

@@ -59,6 +59,9 @@ class CachedJudge:
                 tuple(str(x) for x in data["unsupported"]),
                 None if data["confidence"] is None else float(data["confidence"]),
                 tuple(str(x) for x in data["signals"]),
+                None if data.get("probability") is None else float(data["probability"]),
+                None if data.get("reason") is None else str(data["reason"]),
+                tuple((int(a), int(b)) for a, b in data.get("unsupported_spans", ())),
             )
         except FileNotFoundError:
             return None

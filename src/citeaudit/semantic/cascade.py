@@ -9,6 +9,7 @@ the identity of the judge that gave it, so a report shows which one decided.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from citeaudit.model import JudgeIdentity, Verdict
 from citeaudit.semantic.base import BaseJudge
@@ -29,12 +30,5 @@ class CascadeJudge(BaseJudge):
         open_ = [i for i, v in enumerate(verdicts) if v.label == "unknown"]
         for i, verdict in zip(open_, self._second.judge_many([items[i] for i in open_]), strict=True):
             signals = tuple(dict.fromkeys(verdicts[i].signals + verdict.signals))  # what routed it, too
-            verdicts[i] = Verdict(
-                verdict.label,
-                verdict.judge,
-                verdict.relied_on,
-                verdict.unsupported,
-                verdict.confidence,
-                signals,
-            )
+            verdicts[i] = replace(verdict, signals=signals)
         return verdicts

@@ -10,6 +10,10 @@ verdicts. Gold labels are only ever ``entailed``, ``contradicted`` or
   claim-level DISPUTED label is not used).
 - AttributionBench (JSONL): the references are the fragments; attributable →
   entailed, not attributable → insufficient.
+- ``labelled``: citeaudit's own JSONL of labelled pairs, one
+  ``{"claim", "fragments", "label"}`` object a line (fragments are strings or
+  ``{"id", "text"}``; the label is a review verdict: supported →
+  entailed, insufficient, contradicted).
 """
 
 from __future__ import annotations
@@ -68,7 +72,33 @@ def _attribution(row: dict[str, Any], where: str) -> Iterator[Pair]:
                _label(_ATTRIBUTION, row["attribution_label"]))  # fmt: skip
 
 
-DATASETS = {"wice": _wice, "climate-fever": _climate, "attribution-bench": _attribution}
+_LABELLED = {"supported": "entailed", "insufficient": "insufficient", "contradicted": "contradicted"}
+_LABELLED_KEYS = frozenset({"id", "claim", "fragments", "label"})
+
+
+def _labelled(row: dict[str, Any], where: str) -> Iterator[Pair]:
+    """citeaudit's own JSONL: ``{"claim", "fragments": [text | {"id", "text"}], "label", "id"?}``."""
+    unknown = sorted(set(row) - _LABELLED_KEYS)
+    if unknown:
+        raise _BadLabel(f"unknown field {unknown[0]!r}; expected id, claim, fragments, label")
+    claim, given = row["claim"], row["fragments"]
+    if not isinstance(claim, str) or not claim.strip() or not isinstance(given, list) or not given:
+        raise _BadLabel("'claim' must be a non-empty string and 'fragments' a non-empty list")
+    fragments = []
+    for i, item in enumerate(given):
+        text, cid = (item, f"f{i + 1}") if isinstance(item, str) else (item["text"], item["id"])
+        if not isinstance(text, str) or not isinstance(cid, str):
+            raise _BadLabel(f"fragments[{i}] must be a string or an object with string 'id' and 'text'")
+        fragments.append(Fragment(cid, text))
+    yield Pair(str(row.get("id", where)), claim, tuple(fragments), _label(_LABELLED, row["label"]))
+
+
+DATASETS = {
+    "wice": _wice,
+    "climate-fever": _climate,
+    "attribution-bench": _attribution,
+    "labelled": _labelled,
+}
 
 
 def load_pairs(dataset: str, path: Path) -> list[Pair]:

@@ -1,6 +1,7 @@
 """Judges from their specs: one table of backends, so a new judge is one module and one entry.
 
-A spec is ``NAME`` or ``NAME:ARGUMENT`` (``rules``, ``nli:MODEL``, ``llm:MODEL@URL``),
+A spec is ``NAME`` or ``NAME:ARGUMENT`` (``rules``, ``learned``, ``learned:MODEL.json``,
+``nli:MODEL``, ``llm:MODEL@URL``),
 ``rules+SPEC`` (the rules judge first, the judge of ``SPEC`` for what it leaves ``unknown``), or
 ``none`` (no semantic stage; :func:`configured_judge` only)."""
 
@@ -25,12 +26,21 @@ class Backend:
     build: Callable[[str, str, bool], Judge]  # (spec, ARGUMENT, offline) → the judge
     takes_argument: bool = True  # False: the spec is the bare name
     cache_only_offline: bool = False  # offline it can only answer from cached verdicts (a remote model)
+    never_cached: bool = False  # as cheap to judge again as to read a cached verdict
 
 
 def _rules(spec: str, argument: str, offline: bool) -> Judge:
     from citeaudit.semantic.rules import RulesJudge
 
     return RulesJudge()
+
+
+def _learned(spec: str, argument: str, offline: bool) -> Judge:
+    from citeaudit.semantic.learned import LearnedJudge, load_model, shipped_model_path
+
+    if spec != "learned" and not argument:
+        raise ConfigError(f"judge {spec!r}: expected learned or learned:MODEL.json")
+    return LearnedJudge(load_model(Path(argument) if argument else shipped_model_path()))
 
 
 def _llm(spec: str, argument: str, offline: bool) -> Judge:
@@ -75,6 +85,7 @@ def _nli(spec: str, argument: str, offline: bool) -> Judge:
 # Every backend a spec can name, in the order help texts and messages list them.
 BACKENDS: dict[str, Backend] = {
     "rules": Backend("rules", "rules", _rules, takes_argument=False),
+    "learned": Backend("learned[:MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True),
     "nli": Backend("nli:MODEL[?OPTIONS][#LABELS]", "nli:MODEL", _nli),
     "llm": Backend("llm:MODEL@URL", "llm:MODEL@URL", _llm, cache_only_offline=True),
 }
@@ -89,6 +100,7 @@ JUDGE_SPECS: dict[str, str] = {
 
 def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = False) -> Judge:
     """A judge from its spec: ``rules`` (the offline default),
+    ``learned`` (the shipped model) or ``learned:MODEL.json`` (a model file),
     ``nli:MODEL`` (a local model directory or a hub id, optionally
     ``?batch=N&device=D`` for how it runs and ``#label,label,…``
     for a head with meaningless label names) or
@@ -110,7 +122,7 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
         expected = ", ".join(repr(b.short) for b in BACKENDS.values())
         raise ConfigError(f"unknown judge {spec!r}; expected {expected} or {CASCADE!r} and one of these")
     judge = backend.build(spec, argument, offline)
-    if cache_dir is None:
+    if cache_dir is None or backend.never_cached:
         if offline and backend.cache_only_offline:
             raise ConfigError(
                 f"offline, an {name} judge can only answer from a verdict cache: give --verdict-cache"

@@ -1,0 +1,477 @@
+"""Features of a claim against its cited fragments, for the ``learned`` judge.
+
+Every feature is a deterministic function of the two texts (no model, no
+table learned from data): how well the claim's content words are covered
+by its best sentence, its best window of sentences and the fragments as a
+whole (plain and weighted by how rare a word is among the evidence
+sentences), how many of its word pairs and word triples occur, which of its
+numbers and names are missing, and the risk signals of
+:mod:`citeaudit.semantic.signals`. Words are compared as the signals compare
+them: casefolded, by a five-letter stem, Han text by character bigrams.
+
+:data:`FEATURES` names and defines each one (the README's table is this
+one); :data:`FEATURE_SET` is the version a model file must name.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from rapidfuzz import fuzz
+
+from citeaudit.checks.numbers import extract_numbers
+from citeaudit.semantic.interface import Fragment
+from citeaudit.semantic.signals import (
+    _ABSOLUTE_CUES,
+    _HAN_RE,
+    _HEDGE_CUES,
+    _NEGATION_CUES,
+    _STEM,
+    _STOPWORDS,
+    _WORD_RE,
+    _Words,
+    sentences,
+)
+
+__all__ = ["FEATURES", "FEATURE_SET", "PairFeatures", "featurize"]
+
+FEATURE_SET = "lexical-1"
+
+# (name, one-line definition), in the order of the model's weights.
+FEATURES: tuple[tuple[str, str], ...] = (
+    ("claim_terms", "log(1 + number of the claim's content words)"),
+    ("cover_all", "share of the claim's content words found anywhere in the fragments"),
+    ("cover_all_rare", "the same, each word weighted by its rarity among the evidence sentences (IDF)"),
+    ("cover_sentence", "share of the claim's content words in its best single sentence"),
+    ("cover_sentence_rare", "the same, IDF-weighted"),
+    ("cover_window", "share of the claim's content words in its best window of three consecutive sentences"),
+    ("cover_window_rare", "the same, IDF-weighted"),
+    ("cover_two", "share covered by the best sentence together with the best second sentence anywhere"),
+    (
+        "cover_greedy",
+        "share of the claim's content words covered by up to three sentences anywhere, chosen greedily",
+    ),
+    ("cover_greedy_rare", "the same, IDF-weighted"),
+    ("missing_greedy", "log(1 + content words those sentences leave uncovered)"),
+    ("pairs_greedy", "share of the claim's content-word pairs found as a pair in those sentences"),
+    (
+        "cover_anchored",
+        "share of the claim's content words in sentences holding a quarter of them or more (two at least)",
+    ),
+    ("missing_anchored", "log(1 + content words found in no such sentence)"),
+    ("pairs_all", "share of the claim's consecutive content-word pairs found as a pair in some sentence"),
+    ("pairs_window", "the same, within the best window"),
+    ("triples_window", "share of the claim's word triples (stop words included) found in the best window"),
+    ("missing_all", "log(1 + content words found nowhere in the fragments)"),
+    ("missing_window", "log(1 + content words missing from the best window)"),
+    ("missing_rare_max", "the largest IDF-like weight of a word missing from the best window, over 4"),
+    (
+        "numbers_missing",
+        "number of the claim's numbers in no fragment (the numbers check's equivalences), at most 3",
+    ),
+    ("has_number", "1 when the claim has a number"),
+    (
+        "names_missing",
+        "share of the claim's capitalised words (not the first) found nowhere in the fragments",
+    ),
+    ("negation_one_sided", "1 when the claim or its best sentence is negated and the other is not"),
+    ("absolute_added", "1 when the claim says always/only/all/must… and no fragment does"),
+    ("possibility_hardened", "1 when the best sentence hedges (may, can, up to…) and the claim does not"),
+    ("evidence_sentences", "log(1 + number of sentences in the fragments)"),
+    ("claim_to_sentence", "log of the claim's length over its best sentence's length, in words"),
+    ("fuzzy_sentence", "token-set similarity of the claim and its best sentence (rapidfuzz), 0-1"),
+    ("fuzzy_window", "best partial-string similarity of the claim within its best window (rapidfuzz), 0-1"),
+    (
+        "cover_window_soft",
+        "share of the claim's content words whose first four letters start a word of the best window",
+    ),
+    ("cover_all_soft", "the same, anywhere in the fragments"),
+    (
+        "cause_both",
+        "1 when the claim and its best sentence both state a cause (causes, due to, leads to, because…)",
+    ),
+    (
+        "direction_agree",
+        "1 when both say the same direction of change (increase/rise/more… or decrease/fall/less…)",
+    ),
+    ("direction_opposed", "1 when one says an increase and the other a decrease"),
+    ("sentence_in_claim", "share of the best sentence's content words that the claim has"),
+    ("shared_sentence", "log(1 + content words the claim shares with its best sentence)"),
+    ("sentence_defines", "1 when the best sentence is a definition (X is a…, refers to, known as)"),
+)
+_WINDOW = 3
+_CAUSE = frozenset(
+    (
+        "cause",
+        "causes",
+        "caused",
+        "causing",
+        "because",
+        "due",
+        "lead",
+        "leads",
+        "led",
+        "leading",
+        "result",
+        "results",
+        "resulting",
+        "drive",
+        "drives",
+        "driven",
+        "driving",
+        "contribute",
+        "contributes",
+        "contributed",
+        "responsible",
+        "effect",
+        "effects",
+        "impact",
+        "impacts",
+        "consequence",
+        "consequences",
+        "attributed",
+    )
+)
+_UP = frozenset(
+    (
+        "increase",
+        "increases",
+        "increased",
+        "increasing",
+        "rise",
+        "rises",
+        "rising",
+        "rose",
+        "risen",
+        "grow",
+        "grows",
+        "growing",
+        "grew",
+        "growth",
+        "more",
+        "higher",
+        "gain",
+        "gains",
+        "accelerate",
+        "accelerating",
+        "accelerated",
+        "warmer",
+        "expand",
+        "expanding",
+    )
+)
+_DOWN = frozenset(
+    (
+        "decrease",
+        "decreases",
+        "decreased",
+        "decreasing",
+        "decline",
+        "declines",
+        "declined",
+        "declining",
+        "fall",
+        "falls",
+        "falling",
+        "fell",
+        "drop",
+        "drops",
+        "dropped",
+        "less",
+        "lower",
+        "reduce",
+        "reduces",
+        "reduced",
+        "reducing",
+        "reduction",
+        "shrink",
+        "shrinking",
+        "loss",
+        "lose",
+        "losing",
+        "cooler",
+        "cooling",
+        "slow",
+        "slowing",
+    )
+)
+_DEFINES_RE = re.compile(r"^[^,;:]{1,80}? (?:is|was|are|were) (?:a|an|the) |\brefers? to\b|\bknown as\b")
+_MAX_NUMBERS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PairFeatures:
+    """The feature vector of one claim–fragments pair and what explains it."""
+
+    values: tuple[float, ...]
+    unsupported: tuple[tuple[int, int], ...]  # [start, end) ranges of the claim the evidence lacks
+    relied_on: tuple[str, ...]  # citation ids of the fragments holding the best window
+    signals: tuple[str, ...]  # signal codes raised
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    start: int
+    end: int
+    word: str  # casefolded
+    term: str | None  # its content term (stem), None for a stop word
+    capital: bool
+
+
+def _claim_tokens(claim: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    for m in _WORD_RE.finditer(claim):
+        raw = m.group()
+        word = raw.casefold().replace("’", "'")
+        if raw[0] >= "\u3400" and _HAN_RE.fullmatch(raw):
+            for i in range(max(1, len(raw) - 1)):  # Han: character bigrams, each its own token
+                tokens.append(
+                    _Token(
+                        m.start() + i, m.start() + min(i + 2, len(raw)), raw[i : i + 2], raw[i : i + 2], False
+                    )
+                )
+            continue
+        content = word not in _STOPWORDS and (len(word) >= 3 or word.isdigit())
+        tokens.append(_Token(m.start(), m.end(), word, word[:_STEM] if content else None, raw[0].isupper()))
+    return tokens
+
+
+def _sentence_terms(words: _Words) -> list[str]:
+    """The content terms of a sentence in order (Han runs as bigrams)."""
+    out: list[str] = []
+    for word in words.tokens:
+        if word[0] >= "\u3400" and _HAN_RE.fullmatch(word):
+            out.extend(word[i : i + 2] for i in range(max(1, len(word) - 1)))
+        elif word not in _STOPWORDS and (len(word) >= 3 or word.isdigit()):
+            out.append(word[:_STEM])
+    return out
+
+
+def _number_values(text: str) -> set[Decimal]:
+    return {v for m in extract_numbers(text) for r in m.readings for v in r}
+
+
+def _share(found: float, total: float) -> float:
+    return found / total if total else 1.0
+
+
+class _Evidence:
+    """The fragments split into sentences, with each sentence's terms."""
+
+    def __init__(self, fragments: Sequence[Fragment], claim_terms: set[str]) -> None:
+        self.words: list[_Words] = []
+        self.owner: list[int] = []  # fragment index of each sentence
+        self.terms: list[set[str]] = []
+        self.sequence: list[list[str]] = []
+        for index, fragment in enumerate(fragments):
+            for sentence in sentences(fragment.text):
+                words = _Words.of(sentence)
+                sequence = _sentence_terms(words)
+                self.words.append(words)
+                self.owner.append(index)
+                self.sequence.append(sequence)
+                self.terms.append(set(sequence))
+        self.all_terms: set[str] = set().union(*self.terms) if self.terms else set()
+        count = len(self.terms)
+        # Rarity among the evidence sentences of each claim term (a word in every sentence is the topic).
+        self.idf = {
+            t: math.log((count + 1) / (1 + sum(1 for s in self.terms if t in s))) + 1.0 for t in claim_terms
+        }
+
+
+def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
+    """The features of a claim against its fragments (see :data:`FEATURES`)."""
+    tokens = _claim_tokens(claim)
+    term_list = [t.term for t in tokens if t.term is not None]
+    claim_terms = set(term_list)
+    n_terms = len(claim_terms)
+    ev = _Evidence(fragments, claim_terms)
+    idf = ev.idf
+    total_w = sum(idf[t] for t in claim_terms)
+
+    def weight(terms: set[str]) -> float:
+        return sum(idf[t] for t in terms)
+
+    # Only sentences sharing a claim term can be best; the rest are skipped.
+    hits = [(i, claim_terms & s) for i, s in enumerate(ev.terms)]
+    candidates = [(i, h) for i, h in hits if h]
+    best_i, best_hit = -1, set[str]()
+    for i, h in candidates:
+        if (len(h), weight(h)) > (len(best_hit), weight(best_hit)):
+            best_i, best_hit = i, h
+    best_rare = max((weight(h) for _, h in candidates), default=0.0)
+    # The best window of consecutive sentences of one fragment.
+    hit_of = dict(candidates)
+    window: list[int] = []
+    window_hit, window_rare = set[str](), 0.0
+    for lo in sorted({max(0, i - k) for i, _ in candidates for k in range(_WINDOW)}):
+        span = [j for j in range(lo, min(lo + _WINDOW, len(ev.terms))) if ev.owner[j] == ev.owner[lo]]
+        union = set().union(*(hit_of.get(j, set()) for j in span))
+        window_rare = max(window_rare, weight(union))
+        if (len(union), weight(union)) > (len(window_hit), weight(window_hit)):
+            window, window_hit = span, union
+    rest = claim_terms - best_hit
+    chosen: list[int] = [best_i] if best_i >= 0 else []
+    covered = set(best_hit)
+    for _ in range(2):
+        gain_i, gain = -1, set[str]()
+        for i, h in candidates:
+            more = h - covered
+            if (len(more), weight(more)) > (len(gain), weight(gain)):
+                gain_i, gain = i, more
+        if gain_i < 0:
+            break
+        chosen.append(gain_i)
+        covered |= gain
+    second = max((len(h & rest) for i, h in candidates if i != best_i), default=0)
+
+    # Word pairs: consecutive content terms of the claim, found as consecutive terms of a sentence.
+    claim_pairs = {(a, b) for a, b in itertools.pairwise(term_list) if a != b}
+    pair_sets: dict[int, set[tuple[str, str]]] = {}
+    for i, _ in candidates:
+        seq = ev.sequence[i]
+        pair_sets[i] = {(a, b) for a, b in itertools.pairwise(seq)} & claim_pairs
+    pairs_found = set().union(*pair_sets.values()) if pair_sets else set()
+    anchor = max(2, math.ceil(n_terms / 4))
+    anchored = set().union(*(h for _, h in candidates if len(h) >= anchor)) if candidates else set()
+    pairs_greedy = set().union(*(pair_sets.get(j, set()) for j in chosen)) if chosen else set()
+    pairs_window = set().union(*(pair_sets.get(j, set()) for j in window)) if window else set()
+    # Word triples, stop words included, within the best window.
+    stems = [t.word[:_STEM] for t in tokens]
+    claim_triples = {tuple(stems[i : i + 3]) for i in range(len(stems) - 2)}
+    window_triples: set[tuple[str, ...]] = set()
+    for j in window:
+        seq = [w[:_STEM] for w in ev.words[j].tokens]
+        window_triples.update(tuple(seq[i : i + 3]) for i in range(len(seq) - 2))
+    triples_found = claim_triples & window_triples
+
+    window_terms = set().union(*(ev.terms[j] for j in window)) if window else set()
+    missing_window = claim_terms - window_terms
+    missing_all = claim_terms - ev.all_terms
+
+    numbers = extract_numbers(claim)
+    supported_numbers = set().union(*(_number_values(f.text) for f in fragments)) if fragments else set()
+    supported_numbers.update(Decimal(y) for f in fragments for y in f.years)
+    absent_numbers = [m for m in numbers if not any(r <= supported_numbers for r in m.readings)]
+
+    capitals = {t.term for t in tokens[1:] if t.capital and t.term is not None}
+    names_missing = capitals - ev.all_terms
+
+    claim_words = _Words.of(claim)
+    best_words = ev.words[best_i] if best_i >= 0 else _Words("", [])
+    negation = bool(_NEGATION_CUES.find(claim_words)) != bool(_NEGATION_CUES.find(best_words))
+    negation = negation and bool(best_words.folded)
+    evidence_all = _Words.joined(ev.words)
+    absolute = bool(_ABSOLUTE_CUES.find(claim_words) - _ABSOLUTE_CUES.find(evidence_all))
+    hardened = bool(_HEDGE_CUES.find(best_words)) and not _HEDGE_CUES.find(claim_words)
+    signals = tuple(
+        code
+        for code, raised in (
+            ("S_NUMBER_ABSENT", bool(absent_numbers)),
+            ("S_NEGATION_ONE_SIDED", negation),
+            ("S_ABSOLUTE_ADDED", absolute),
+            ("S_POSSIBILITY_HARDENED", hardened),
+            ("S_LOW_COVERAGE", bool(claim_terms) and _share(n_terms - len(missing_all), n_terms) < 0.5),
+        )
+        if raised
+    )
+
+    best_len = len(best_words.tokens)
+    window_words = _Words.joined([ev.words[j] for j in window])
+    soft_claim = {t.word[:4] for t in tokens if t.term is not None}
+    soft_window = {w[:4] for w in window_words.tokens}
+    soft_all = {w[:4] for w in evidence_all.tokens}
+    claim_folded = claim_words.folded
+    claim_set, best_set = set(claim_words.tokens), set(best_words.tokens)
+    cause_both = bool(claim_set & _CAUSE) and bool(best_set & _CAUSE)
+    c_up, c_down = bool(claim_set & _UP), bool(claim_set & _DOWN)
+    b_up, b_down = bool(best_set & _UP), bool(best_set & _DOWN)
+    agree = (c_up and b_up) or (c_down and b_down)
+    opposed = (c_up and b_down and not b_up) or (c_down and b_up and not b_down)
+    values = (
+        math.log1p(n_terms),
+        _share(n_terms - len(missing_all), n_terms),
+        _share(total_w - weight(missing_all), total_w),
+        _share(len(best_hit), n_terms),
+        _share(best_rare, total_w),
+        _share(len(window_hit), n_terms),
+        _share(window_rare, total_w),
+        _share(len(best_hit) + second, n_terms),
+        _share(len(covered), n_terms),
+        _share(weight(covered), total_w),
+        math.log1p(n_terms - len(covered)),
+        _share(len(pairs_greedy), len(claim_pairs)),
+        _share(len(anchored), n_terms),
+        math.log1p(n_terms - len(anchored)),
+        _share(len(pairs_found), len(claim_pairs)),
+        _share(len(pairs_window), len(claim_pairs)),
+        _share(len(triples_found), len(claim_triples)),
+        math.log1p(len(missing_all)),
+        math.log1p(len(missing_window)),
+        max((idf[t] for t in missing_window), default=0.0) / 4.0,
+        float(min(len(absent_numbers), _MAX_NUMBERS)),
+        1.0 if numbers else 0.0,
+        _share(len(names_missing), len(capitals)) if capitals else 0.0,
+        1.0 if negation else 0.0,
+        1.0 if absolute else 0.0,
+        1.0 if hardened else 0.0,
+        math.log1p(len(ev.terms)),
+        math.log((len(tokens) + 1) / (best_len + 1)),
+        fuzz.token_set_ratio(claim_folded, best_words.folded) / 100.0 if best_words.folded else 0.0,
+        fuzz.partial_ratio(claim_folded, window_words.folded) / 100.0 if window_words.folded else 0.0,
+        _share(len(soft_claim & soft_window), len(soft_claim)),
+        _share(len(soft_claim & soft_all), len(soft_claim)),
+        1.0 if cause_both else 0.0,
+        1.0 if agree else 0.0,
+        1.0 if opposed else 0.0,
+        _share(len(ev.terms[best_i] & claim_terms), len(ev.terms[best_i])) if best_i >= 0 else 0.0,
+        math.log1p(len(best_hit)),
+        1.0 if _DEFINES_RE.search(best_words.folded) else 0.0,
+    )
+    unsupported = _unsupported_ranges(claim, tokens, missing_window, absent_numbers)
+    relied = tuple(dict.fromkeys(fragments[ev.owner[j]].citation_id for j in window))
+    return PairFeatures(values, unsupported, relied, signals)
+
+
+def _unsupported_ranges(
+    claim: str, tokens: list[_Token], missing: set[str], numbers: Sequence[object]
+) -> tuple[tuple[int, int], ...]:
+    """The claim's words the best window lacks, as merged ``[start, end)`` ranges;
+    stop words between two missing words join their range."""
+    marked = [t.term is not None and t.term in missing for t in tokens]
+    for number in numbers:
+        text = getattr(number, "text", "")
+        at = claim.find(text) if text else -1
+        if at >= 0:
+            for k, t in enumerate(tokens):
+                if t.start < at + len(text) and t.end > at:
+                    marked[k] = True
+    ranges: list[tuple[int, int]] = []
+    k = 0
+    while k < len(tokens):
+        if not marked[k]:
+            k += 1
+            continue
+        start, end = tokens[k].start, tokens[k].end
+        j = k + 1
+        while j < len(tokens):
+            if marked[j]:
+                end = tokens[j].end
+                j += 1
+                continue
+            gap = j
+            while gap < len(tokens) and not marked[gap] and tokens[gap].term is None:
+                gap += 1
+            if gap < len(tokens) and marked[gap] and gap > j:
+                end = tokens[gap].end
+                j = gap + 1
+                continue
+            break
+        ranges.append((start, end))
+        k = j
+    return tuple(ranges)

@@ -1,0 +1,250 @@
+"""The ``learned`` judge: a small linear model over the features of
+:mod:`citeaudit.semantic.features`, read from a JSON model file.
+
+Inference is a dot product and a sigmoid in plain Python (no training
+library at audit time). The probability of support decides the verdict:
+``entailed`` at or above the model's upper threshold, ``insufficient`` at or
+below its lower one, ``unknown`` in the band between. The thresholds were
+chosen by cross-validation when the model was trained, so that each verdict
+it gives was right at least the target share of the time on the training
+data. It never says ``contradicted``: no lexical signal reached the
+precision that verdict needs (see the README).
+
+A model file is data, never code: JSON of a known format and version, read
+with a size bound and checked field by field. Anything else (a pickle, a
+truncated file, another version) is a configuration error naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from citeaudit.errors import ConfigError
+from citeaudit.semantic.base import BaseJudge
+from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
+from citeaudit.semantic.interface import Fragment, JudgeIdentity, Verdict
+
+__all__ = [
+    "MAX_MODEL_BYTES",
+    "MODEL_FORMAT",
+    "MODEL_VERSION",
+    "LearnedJudge",
+    "LearnedModel",
+    "load_model",
+    "model_bytes",
+    "parse_model",
+    "shipped_model_path",
+]
+
+MODEL_FORMAT = "citeaudit-learned-judge"
+MODEL_VERSION = 1
+MAX_MODEL_BYTES = 4 * 1024 * 1024
+PROMPT_VERSION = "learned-1"
+_REASONS = 3
+
+
+def shipped_model_path() -> Path:
+    """The model that ships inside the package (``--judge learned``)."""
+    return Path(str(resources.files("citeaudit.semantic").joinpath("models", "default.json")))
+
+
+def _clean(value: Any) -> Any:
+    """Floats at eight significant digits, so a model file is the same bytes wherever it is trained."""
+    if isinstance(value, float):
+        return float(f"{value:.8g}")
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def model_bytes(document: dict[str, Any]) -> bytes:
+    """The canonical bytes of a model document: sorted keys, fixed float precision."""
+    text = json.dumps(_clean(document), sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedModel:
+    """What inference needs of a model file, checked; ``document`` is the whole file."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+    prior_logit: float  # log odds of support in the training data (the balanced fit is shifted by it)
+    upper: float  # entailed at or above this probability
+    lower: float  # insufficient at or below
+    digest: str  # SHA-256 of the file's bytes
+    document: dict[str, Any] = field(compare=False, repr=False)
+
+    def score(self, values: Sequence[float]) -> tuple[float, list[float]]:
+        """The balanced log odds of support (0 where both sides are equally likely
+        with the classes weighted equally) and each feature's contribution to it."""
+        parts = [
+            w * (x - m) / s for w, x, m, s in zip(self.weights, values, self.mean, self.scale, strict=True)
+        ]
+        return self.intercept + sum(parts), parts
+
+    def probability(self, balanced_logit: float) -> float:
+        """The probability of support, calibrated to the training data's share of supported pairs."""
+        return _sigmoid(balanced_logit + self.prior_logit)
+
+
+def _problem(name: str, problem: str) -> ConfigError:
+    return ConfigError(f"{name}: not a usable learned-judge model: {problem}")
+
+
+def _numbers(doc: dict[str, Any], key: str, size: int, name: str) -> tuple[float, ...]:
+    value = doc.get(key)
+    if not isinstance(value, list) or len(value) != size:
+        raise _problem(name, f"{key!r} must be a list of {size} numbers")
+    out: list[float] = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int | float) or not math.isfinite(item):
+            raise _problem(name, f"{key!r} must hold only finite numbers")
+        out.append(float(item))
+    return tuple(out)
+
+
+def _number(doc: dict[str, Any], key: str, name: str) -> float:
+    value = doc.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _problem(name, f"{key!r} must be a finite number")
+    return float(value)
+
+
+def parse_model(data: bytes, name: str) -> LearnedModel:
+    """A model from the bytes of its file; every problem is a :class:`ConfigError` naming ``name``."""
+    if data[:1] == b"\x80" or data[:2] in (b"(d", b"(l", b"}q", b"]q"):
+        raise _problem(name, "it is a pickle; model files are JSON, never code, and it was not loaded")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _problem(name, "not UTF-8 text (model files are JSON)") from None
+    except json.JSONDecodeError as e:
+        raise _problem(name, f"not valid JSON (damaged or truncated?): {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise _problem(name, "nested too deeply") from None
+    if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
+        raise _problem(name, f"its 'format' is not {MODEL_FORMAT!r}")
+    version = doc.get("version")
+    if version != MODEL_VERSION:
+        raise _problem(
+            name, f"version {version!r} is not supported (this citeaudit reads version {MODEL_VERSION})"
+        )
+    if doc.get("feature_set") != FEATURE_SET:
+        raise _problem(
+            name, f"feature set {doc.get('feature_set')!r} is not this citeaudit's {FEATURE_SET!r}"
+        )
+    expected = [n for n, _ in FEATURES]
+    if doc.get("features") != expected:
+        raise _problem(name, "its feature list is not this feature set's")
+    size = len(expected)
+    scale = _numbers(doc, "scale", size, name)
+    if any(s <= 0 for s in scale):
+        raise _problem(name, "'scale' must be positive")
+    thresholds = doc.get("thresholds")
+    if not isinstance(thresholds, dict):
+        raise _problem(name, "'thresholds' must be an object with 'entailed' and 'insufficient'")
+    upper = _number(thresholds, "entailed", name)
+    lower = _number(thresholds, "insufficient", name)
+    if not 0.0 <= lower <= upper <= 1.0:
+        raise _problem(name, "thresholds must satisfy 0 <= insufficient <= entailed <= 1")
+    return LearnedModel(
+        features=tuple(expected),
+        mean=_numbers(doc, "mean", size, name),
+        scale=scale,
+        weights=_numbers(doc, "weights", size, name),
+        intercept=_number(doc, "intercept", name),
+        prior_logit=_number(doc, "prior_logit", name),
+        upper=upper,
+        lower=lower,
+        digest=hashlib.sha256(data).hexdigest(),
+        document=doc,
+    )
+
+
+def load_model(path: Path) -> LearnedModel:
+    """A model file, read with a size bound; a missing or unreadable one is a :class:`ConfigError`."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_MODEL_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the model file: {e.strerror}") from None
+    if len(data) > MAX_MODEL_BYTES:
+        raise _problem(str(path), f"over {MAX_MODEL_BYTES:,} bytes")
+    return parse_model(data, str(path))
+
+
+def _signed(value: float) -> str:
+    return f"+{value:.2f}" if value >= 0 else f"-{-value:.2f}"
+
+
+class LearnedJudge(BaseJudge):
+    """Per claim, in process: features, a dot product, a sigmoid, the band."""
+
+    PER_CLAIM = True
+
+    def __init__(self, model: LearnedModel, *, abstain: bool = True) -> None:
+        version = PROMPT_VERSION if abstain else f"{PROMPT_VERSION}-no-abstain"
+        super().__init__(JudgeIdentity("learned", f"sha256:{model.digest[:16]}", version))
+        self._model = model
+        self._abstain = abstain
+
+    @property
+    def model(self) -> LearnedModel:
+        return self._model
+
+    def without_abstention(self) -> LearnedJudge:
+        """The same model with the band switched off: every verdict on its likelier side
+        (``entailed`` when the balanced odds favour support), for comparison with
+        published checkers."""
+        return LearnedJudge(self._model, abstain=False)
+
+    def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
+        if not fragments:
+            return Verdict("insufficient", self._identity, signals=("S_NO_FRAGMENT",))
+        found = featurize(claim, fragments)
+        logit, parts = self._model.score(found.values)
+        probability = self._model.probability(logit)
+        if not self._abstain:
+            label = "entailed" if logit >= 0 else "insufficient"
+        elif probability >= self._model.upper:
+            label = "entailed"
+        elif probability <= self._model.lower:
+            label = "insufficient"
+        else:
+            label = "unknown"
+        top = sorted(range(len(parts)), key=lambda i: (-abs(parts[i]), i))[:_REASONS]
+        reason = "; ".join(
+            f"{self._model.features[i]}={found.values[i]:.2f} ({_signed(parts[i])})" for i in top
+        )
+        spans = () if label == "entailed" else found.unsupported
+        return Verdict(
+            label,  # type: ignore[arg-type]
+            self._identity,
+            found.relied_on,
+            tuple(claim[start:end] for start, end in spans),
+            None if label == "unknown" else round(probability if label == "entailed" else 1 - probability, 4),
+            found.signals,
+            probability=round(probability, 4),
+            reason=reason,
+            unsupported_spans=spans,
+        )

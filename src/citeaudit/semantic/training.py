@@ -1,0 +1,308 @@
+"""Training a model for the ``learned`` judge (``citeaudit judge train``).
+
+Needs the ``train`` extra (scikit-learn); the judge itself does not. Every
+step is deterministic: the pairs are put in an order of their own digests,
+folds are drawn from the digests of the claims (so the pairs of one claim are
+never split between training and scoring), the solver is fixed and runs on
+one thread, and the file is written with sorted keys and eight significant
+digits. The same pairs give the same bytes on any machine and under any
+``PYTHONHASHSEED``.
+
+How a model is made:
+
+1. every pair becomes a feature vector (:mod:`citeaudit.semantic.features`);
+2. a logistic regression with the classes weighted equally is fitted on the
+   standardised features, its regularisation picked from a small grid by the
+   balanced accuracy of k-fold cross-validation;
+3. on the out-of-fold probabilities, the lowest probability at which the
+   pairs above it were supported at least ``target + margin`` of the time
+   becomes the ``entailed`` threshold, and the highest at which those below
+   were unsupported as often the ``insufficient`` one — in every data set of
+   the training data that gets at least 20 such verdicts, not only overall;
+4. the figures printed (and kept in the file) are those of a nested
+   cross-validation: each fold scored by a model and thresholds made without
+   it, exactly as above.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citeaudit.errors import ConfigError
+from citeaudit.semantic.datasets import Pair
+from citeaudit.semantic.evaluate import binary_metrics, metrics
+from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
+from citeaudit.semantic.learned import MODEL_FORMAT, MODEL_VERSION, PROMPT_VERSION
+
+__all__ = ["MARGIN", "MIN_VERDICTS", "TrainingSet", "train_model"]
+
+MARGIN = 0.02  # added to the target precision: the thresholds must hold on pairs not trained on
+MIN_VERDICTS = 20  # a data set's precision is held to the target once it gets this many of a verdict
+FOLDS = 5
+GRID = (0.1, 0.3, 1.0)  # inverse regularisation strengths tried
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingSet:
+    """Labelled pairs from one source, and how the model file records it."""
+
+    name: str  # the data set's name: wice, climate-fever, attribution-bench, labelled, reviews
+    pairs: tuple[Pair, ...]
+    record: dict[str, Any]  # file name, SHA-256, size (no path: model files carry none)
+
+
+def _libraries() -> tuple[Any, Any, Any, Any]:
+    try:
+        import numpy
+        import sklearn
+        from sklearn.linear_model import LogisticRegression
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        raise ConfigError(
+            "judge train needs scikit-learn: pip install 'citeaudit[train]' (the judge itself does not)"
+        ) from None
+    return numpy, sklearn, LogisticRegression, threadpool_limits
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _pair_key(name: str, pair: Pair) -> str:
+    fragments = "\x1f".join(f"{f.citation_id}\x1e{f.text}" for f in pair.fragments)
+    return _digest(f"{name}\x1d{pair.claim}\x1d{fragments}\x1d{pair.gold}")
+
+
+def _folds(groups: Sequence[str], k: int, salt: str) -> list[int]:
+    """Fold of each item: groups in the order of their salted digests, dealt round-robin."""
+    order = sorted(set(groups), key=lambda g: _digest(salt + g))
+    fold = {g: i % k for i, g in enumerate(order)}
+    return [fold[g] for g in groups]
+
+
+class _Fitter:
+    def __init__(self) -> None:
+        self.np, self.sklearn, self._lr, self._limits = _libraries()
+
+    def fit(self, x: Any, y: Any, c: float) -> tuple[Any, Any, Any, float]:
+        """Mean, scale, weights and intercept of a class-balanced logistic regression."""
+        np = self.np
+        mean = x.mean(axis=0)
+        scale = x.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+        model = self._lr(C=c, class_weight="balanced", solver="lbfgs", max_iter=10_000, tol=1e-8)
+        with self._limits(limits=1):
+            model.fit((x - mean) / scale, y)
+        return mean, scale, np.asarray(model.coef_[0], dtype=float), float(model.intercept_[0])
+
+    def logits(self, fitted: tuple[Any, Any, Any, float], x: Any) -> Any:
+        mean, scale, weights, intercept = fitted
+        return ((x - mean) / scale) @ weights + intercept
+
+
+def _balanced_accuracy(y: Sequence[int], logits: Sequence[float]) -> float:
+    pos = [z >= 0 for t, z in zip(y, logits, strict=True) if t == 1]
+    neg = [z < 0 for t, z in zip(y, logits, strict=True) if t == 0]
+    parts = [sum(v) / len(v) for v in (pos, neg) if v]
+    return sum(parts) / len(parts) if parts else 0.0
+
+
+def _prior_logit(y: Sequence[int]) -> float:
+    positive = sum(y)
+    negative = len(y) - positive
+    return math.log((positive + 0.5) / (negative + 0.5))
+
+
+def _threshold(
+    probs: Sequence[float], right: Sequence[bool], names: Sequence[str], target: float, descending: bool
+) -> float | None:
+    """The most inclusive cut whose side is right at least ``target`` of the time overall and in
+    every data set with enough verdicts on that side; None when no cut is."""
+    order = sorted(range(len(probs)), key=lambda i: (-probs[i] if descending else probs[i], i))
+    seen: dict[str, list[int]] = {}
+    total = correct = 0
+    best: float | None = None
+    for rank, i in enumerate(order):
+        counts = seen.setdefault(names[i], [0, 0])
+        counts[0] += 1
+        counts[1] += right[i]
+        total += 1
+        correct += right[i]
+        nxt = order[rank + 1] if rank + 1 < len(order) else None
+        if nxt is not None and probs[nxt] == probs[i]:
+            continue  # a cut falls between distinct probabilities only
+        if total < MIN_VERDICTS or correct < target * total:
+            continue
+        if any(n >= MIN_VERDICTS and r < target * n for n, r in seen.values()):
+            continue
+        best = probs[i] if nxt is None else (probs[i] + probs[nxt]) / 2
+    return best
+
+
+def _band(
+    probs: Sequence[float], gold: Sequence[str], names: Sequence[str], target: float
+) -> tuple[float, float]:
+    """``(entailed, insufficient)`` thresholds; a verdict no cut allows gets one it never reaches.
+    ``insufficient`` (the fragments do not show the claim) is right for a pair that is not supported:
+    insufficient or contradicted, as published checkers score it."""
+    upper = _threshold(probs, [g == "entailed" for g in gold], names, target, descending=True)
+    lower = _threshold(probs, [g != "entailed" for g in gold], names, target, descending=False)
+    hi = 1.0 if upper is None else upper
+    lo = 0.0 if lower is None else lower
+    if lo >= hi:  # both sides claim the middle: give it to neither
+        lo = hi = (lo + hi) / 2
+    return hi, lo
+
+
+class _Data:
+    def __init__(self, sets: Sequence[TrainingSet], np: Any) -> None:
+        items = sorted(
+            ((s.name, p) for s in sets for p in s.pairs), key=lambda item: _pair_key(item[0], item[1])
+        )
+        self.names = [name for name, _ in items]
+        self.pairs = [pair for _, pair in items]
+        self.y = [1 if p.gold == "entailed" else 0 for p in self.pairs]
+        self.groups = [f"{name}\x1d{p.claim.casefold().strip()}" for name, p in items]
+        self.x = np.array([featurize(p.claim, p.fragments).values for p in self.pairs], dtype=float)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+class _Trainer:
+    def __init__(self, fitter: _Fitter, target: float) -> None:
+        self.f = fitter
+        self.target = target
+
+    def make(self, x: Any, gold: list[str], names: list[str], groups: list[str]) -> dict[str, Any]:
+        """A model (weights, thresholds) from these pairs alone, with inner cross-validation."""
+        np = self.f.np
+        y = [1 if g == "entailed" else 0 for g in gold]
+        folds = _folds(groups, FOLDS, "inner")
+        yy = np.array(y)
+        best_c, best_score, best_oof = GRID[0], -1.0, [0.0] * len(y)
+        for c in GRID:
+            oof = [0.0] * len(y)
+            for k in range(FOLDS):
+                train = np.array([f != k for f in folds])
+                if train.all() or not train.any() or len(set(yy[train].tolist())) < 2:
+                    continue
+                fitted = self.f.fit(x[train], yy[train], c)
+                for i, z in zip(np.flatnonzero(~train), self.f.logits(fitted, x[~train]), strict=True):
+                    oof[int(i)] = float(z)
+            score = _balanced_accuracy(y, oof)
+            if score > best_score + 1e-12:
+                best_c, best_score, best_oof = c, score, oof
+        prior = _prior_logit(y)
+        probs = [_sigmoid(z + prior) for z in best_oof]
+        upper, lower = _band(probs, gold, names, self.target)
+        mean, scale, weights, intercept = self.f.fit(x, yy, best_c)
+        return {
+            "c": best_c,
+            "mean": [float(v) for v in mean],
+            "scale": [float(v) for v in scale],
+            "weights": [float(v) for v in weights],
+            "intercept": intercept,
+            "prior_logit": prior,
+            "thresholds": {"entailed": upper, "insufficient": lower},
+        }
+
+
+def _apply(model: dict[str, Any], x: Any, np: Any) -> tuple[list[float], list[float]]:
+    """Balanced logits and calibrated probabilities of a model document on features ``x``."""
+    z = ((x - np.array(model["mean"])) / np.array(model["scale"])) @ np.array(model["weights"])
+    logits = [float(v) + model["intercept"] for v in z]
+    return logits, [_sigmoid(v + model["prior_logit"]) for v in logits]
+
+
+def _label(p: float, thresholds: dict[str, float]) -> str:
+    if p >= thresholds["entailed"]:
+        return "entailed"
+    return "insufficient" if p <= thresholds["insufficient"] else "unknown"
+
+
+def _figures(gold: list[str], banded: list[str], forced: list[str]) -> dict[str, Any]:
+    at_band = metrics(gold, banded)
+    return {
+        "band": {
+            "coverage": at_band["coverage"],
+            "precision": {k: v for k, v in at_band["precision"].items() if k != "contradicted"},
+            "precision_supported_vs_not": binary_metrics(gold, banded)["precision"],
+            "supported_recall": at_band["recall"]["entailed"],
+            "verdicts": {v: banded.count(v) for v in ("entailed", "insufficient", "unknown")},
+        },
+        "no_abstain": binary_metrics(gold, forced),
+        "pairs": len(gold),
+    }
+
+
+def train_model(sets: Sequence[TrainingSet], *, target_precision: float = 0.8) -> dict[str, Any]:
+    """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`)."""
+    if not 0.5 <= target_precision < 1.0:
+        raise ConfigError(f"--target-precision must be at least 0.5 and below 1, got {target_precision}")
+    fitter = _Fitter()
+    np = fitter.np
+    data = _Data(sets, np)
+    if len(set(data.y)) < 2:
+        raise ConfigError("judge train: the pairs must include both supported and unsupported ones")
+    if len(set(data.groups)) < FOLDS * 2:
+        raise ConfigError(
+            f"judge train: at least {FOLDS * 2} distinct claims are needed, got {len(set(data.groups))}"
+        )
+    trainer = _Trainer(fitter, target_precision + MARGIN)
+    gold: list[str] = [p.gold for p in data.pairs]
+    # Nested cross-validation: each outer fold is scored by a model made without it.
+    outer = _folds(data.groups, FOLDS, "outer")
+    banded = ["unknown"] * len(data.y)
+    forced = ["insufficient"] * len(data.y)
+    for k in range(FOLDS):
+        keep = [i for i, f in enumerate(outer) if f != k]
+        held = [i for i, f in enumerate(outer) if f == k]
+        model = trainer.make(
+            data.x[keep],
+            [gold[i] for i in keep],
+            [data.names[i] for i in keep],
+            [data.groups[i] for i in keep],
+        )
+        logits, probs = _apply(model, data.x[held], np)
+        for i, z, p in zip(held, logits, probs, strict=True):
+            banded[i] = _label(p, model["thresholds"])
+            forced[i] = "entailed" if z >= 0 else "insufficient"
+    cv: dict[str, Any] = {"all": _figures(gold, banded, forced)}
+    for name in sorted(set(data.names)):
+        idx = [i for i, n in enumerate(data.names) if n == name]
+        cv[name] = _figures([gold[i] for i in idx], [banded[i] for i in idx], [forced[i] for i in idx])
+    final = trainer.make(data.x, gold, data.names, data.groups)
+    return {
+        "format": MODEL_FORMAT,
+        "version": MODEL_VERSION,
+        "judge": PROMPT_VERSION,
+        "feature_set": FEATURE_SET,
+        "features": [n for n, _ in FEATURES],
+        "mean": final["mean"],
+        "scale": final["scale"],
+        "weights": final["weights"],
+        "intercept": final["intercept"],
+        "prior_logit": final["prior_logit"],
+        "thresholds": final["thresholds"],
+        "training": {
+            "data": sorted((s.record for s in sets), key=lambda r: (r["dataset"], r.get("sha256", ""))),
+            "pairs": len(data.y),
+            "supported": sum(data.y),
+            "claims": len(set(data.groups)),
+            "target_precision": target_precision,
+            "margin": MARGIN,
+            "min_verdicts": MIN_VERDICTS,
+            "folds": FOLDS,
+            "regularisation_c": final["c"],
+            "regularisation_grid": list(GRID),
+            "solver": "lbfgs, class_weight=balanced, one thread",
+            "scikit_learn": fitter.sklearn.__version__,
+        },
+        "cross_validation": cv,
+    }
