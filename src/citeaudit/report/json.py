@@ -90,7 +90,7 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
     """A judge's verdict, labelled with the judge: semantic, never a deterministic result."""
     if verdict is None:
         return None
-    return {
+    out: dict[str, Any] = {
         "confidence": verdict.confidence,
         "judge": str(verdict.judge),
         "label": verdict.label,
@@ -98,6 +98,11 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
         "signals": list(verdict.signals),
         "unsupported": list(verdict.unsupported),
     }
+    if verdict.probability is not None:  # a judge with a probability of support (learned)
+        out["probability"] = verdict.probability
+        out["reason"] = verdict.reason
+        out["unsupported_spans"] = [[start, end] for start, end in verdict.unsupported_spans]
+    return out
 
 
 def _claim(result: ClaimResult, claim: Claim | None) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from citeaudit.report.spans import spans_of, unsupported_summary
+
 __all__ = ["render_junit"]
 
 
@@ -20,6 +22,10 @@ def render_junit(report: dict[str, Any]) -> bytes:
     for name in ("decision", "status", "outcome"):
         if name in report:
             ET.SubElement(properties, "property", {"name": f"citeaudit.{name}", "value": str(report[name])})
+    for claim in report["claims"]:
+        if spans_of(claim):  # the claim words a judge found unsupported
+            name = f"citeaudit.unsupported.{claim['id']}"
+            ET.SubElement(properties, "property", {"name": name, "value": unsupported_summary(claim)})
     for row in rows:
         case = ET.SubElement(
             suite,

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from citeaudit.normalize import show_controls
+from citeaudit.report.spans import spans_of, unsupported_summary
 
 __all__ = ["literal", "render_markdown", "verify_markdown"]
 
@@ -57,6 +58,11 @@ def _claim_lines(report: dict[str, Any]) -> list[str]:
         if verdict:
             by = literal(verdict["judge"])
             lines.append(f"  Semantic verdict (a judge's, not a check): `{verdict['label']}` by {by}")
+            if verdict.get("probability") is not None:
+                why = literal(verdict.get("reason") or "")
+                lines.append(f"  Probability of support: {verdict['probability']}; {why}")
+            if spans_of(claim):
+                lines.append(f"  Unsupported by its fragments: {literal(unsupported_summary(claim))}")
         lines.append(f"  Review status: `{claim.get('review_status', 'pending_review')}`")
     lines += ["", *_review_lines(report.get("reviews") or []), ""]
     return lines

@@ -46,6 +46,9 @@ class VerdictDoc(_Part):
     relied_on: list[str]
     signals: list[str]
     unsupported: list[str]
+    probability: float | None = None
+    reason: str | None = None
+    unsupported_spans: list[list[int]] | None = None
 
 
 class ClaimDoc(_Part):

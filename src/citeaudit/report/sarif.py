@@ -10,6 +10,7 @@ from typing import Any
 
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.model import Outcome
+from citeaudit.report.spans import spans_of
 
 __all__ = ["render_sarif"]
 
@@ -83,7 +84,7 @@ def render_sarif(
                     },
                 }
             )
-    sarif = {
+    sarif: dict[str, Any] = {
         "$schema": _SCHEMA,
         "version": "2.1.0",
         "runs": [
@@ -110,4 +111,9 @@ def render_sarif(
             }
         ],
     }
+    spans = {c["id"]: spans_of(c) for c in report["claims"] if spans_of(c)}
+    if spans:  # the claim words a judge found unsupported, as [start, end) of the claim text
+        sarif["runs"][0]["properties"]["unsupportedSpans"] = {
+            k: [list(s) for s in v] for k, v in spans.items()
+        }
     return (json.dumps(sarif, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")

@@ -19,12 +19,15 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
+from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
-from citeaudit.checks.numbers import extract_numbers
+from citeaudit.checks.numbers import NumberMention, extract_numbers
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.signals import (
     _ABSOLUTE_CUES,
@@ -85,7 +88,6 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("evidence_sentences", "log(1 + number of sentences in the fragments)"),
     ("claim_to_sentence", "log of the claim's length over its best sentence's length, in words"),
     ("fuzzy_sentence", "token-set similarity of the claim and its best sentence (rapidfuzz), 0-1"),
-    ("fuzzy_window", "best partial-string similarity of the claim within its best window (rapidfuzz), 0-1"),
     (
         "cover_window_soft",
         "share of the claim's content words whose first four letters start a word of the best window",
@@ -214,8 +216,7 @@ class PairFeatures:
     signals: tuple[str, ...]  # signal codes raised
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     start: int
     end: int
     word: str  # casefolded
@@ -243,6 +244,8 @@ def _claim_tokens(claim: str) -> list[_Token]:
 
 def _sentence_terms(words: _Words) -> list[str]:
     """The content terms of a sentence in order (Han runs as bigrams)."""
+    if words.folded.isascii():  # the common case, in one pass
+        return [w[:_STEM] for w in words.tokens if w not in _STOPWORDS and (len(w) >= 3 or w.isdigit())]
     out: list[str] = []
     for word in words.tokens:
         if word[0] >= "\u3400" and _HAN_RE.fullmatch(word):
@@ -263,7 +266,7 @@ def _share(found: float, total: float) -> float:
 class _Evidence:
     """The fragments split into sentences, with each sentence's terms."""
 
-    def __init__(self, fragments: Sequence[Fragment], claim_terms: set[str]) -> None:
+    def __init__(self, fragments: Sequence[Fragment]) -> None:
         self.words: list[_Words] = []
         self.owner: list[int] = []  # fragment index of each sentence
         self.terms: list[set[str]] = []
@@ -277,53 +280,100 @@ class _Evidence:
                 self.sequence.append(sequence)
                 self.terms.append(set(sequence))
         self.all_terms: set[str] = set().union(*self.terms) if self.terms else set()
-        count = len(self.terms)
-        # Rarity among the evidence sentences of each claim term (a word in every sentence is the topic).
-        self.idf = {
-            t: math.log((count + 1) / (1 + sum(1 for s in self.terms if t in s))) + 1.0 for t in claim_terms
-        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """What the features need of a claim alone, computed once per claim text."""
+
+    tokens: tuple[_Token, ...]
+    terms: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    triples: frozenset[tuple[str, str, str]]
+    numbers: tuple[NumberMention, ...]
+    capitals: frozenset[str]
+    soft: frozenset[str]
+    words: _Words
+    negated: bool
+    absolutes: frozenset[str]
+    hedged: bool
+    word_set: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _claim(claim: str) -> _Claim:
+    tokens = tuple(_claim_tokens(claim))
+    term_list = [t.term for t in tokens if t.term is not None]
+    stems = [t.word[:_STEM] for t in tokens]
+    words = _Words.of(claim)
+    return _Claim(
+        tokens=tokens,
+        terms=frozenset(term_list),
+        pairs=frozenset((a, b) for a, b in itertools.pairwise(term_list) if a != b),
+        triples=frozenset(zip(stems, stems[1:], stems[2:], strict=False)),
+        numbers=tuple(extract_numbers(claim)),
+        capitals=frozenset(t.term for t in tokens[1:] if t.capital and t.term is not None),
+        soft=frozenset(t.word[:4] for t in tokens if t.term is not None),
+        words=words,
+        negated=bool(_NEGATION_CUES.find(words)),
+        absolutes=frozenset(_ABSOLUTE_CUES.find(words)),
+        hedged=bool(_HEDGE_CUES.find(words)),
+        word_set=frozenset(words.tokens),
+    )
 
 
 def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     """The features of a claim against its fragments (see :data:`FEATURES`)."""
-    tokens = _claim_tokens(claim)
-    term_list = [t.term for t in tokens if t.term is not None]
-    claim_terms = set(term_list)
+    side = _claim(claim)
+    tokens = list(side.tokens)
+    claim_terms = side.terms
     n_terms = len(claim_terms)
-    ev = _Evidence(fragments, claim_terms)
-    idf = ev.idf
-    total_w = sum(idf[t] for t in claim_terms)
-
-    def weight(terms: set[str]) -> float:
-        return sum(idf[t] for t in terms)
-
+    ev = _Evidence(fragments)
     # Only sentences sharing a claim term can be best; the rest are skipped.
-    hits = [(i, claim_terms & s) for i, s in enumerate(ev.terms)]
+    hits = [(i, s & claim_terms) for i, s in enumerate(ev.terms)]
     candidates = [(i, h) for i, h in hits if h]
-    best_i, best_hit = -1, set[str]()
-    for i, h in candidates:
-        if (len(h), weight(h)) > (len(best_hit), weight(best_hit)):
-            best_i, best_hit = i, h
-    best_rare = max((weight(h) for _, h in candidates), default=0.0)
+    # Rarity among the evidence sentences of each claim term (a word in every sentence is the topic).
+    frequency = dict.fromkeys(claim_terms, 0)
+    for _, h in candidates:
+        for t in h:
+            frequency[t] += 1
+    count = len(ev.terms)
+    idf = {t: math.log((count + 1) / (1 + n)) + 1.0 for t, n in frequency.items()}
+    total_w = math.fsum(idf.values())
+
+    def weight(terms: AbstractSet[str]) -> float:
+        # fsum is exactly rounded, so the sum does not depend on the set's order (PYTHONHASHSEED)
+        return math.fsum(idf[t] for t in terms)
+
+    weights = [weight(h) for _, h in candidates]
+    best_i, best_hit, best_w = -1, set[str](), 0.0
+    for (i, h), w in zip(candidates, weights, strict=True):
+        if (len(h), w) > (len(best_hit), best_w):
+            best_i, best_hit, best_w = i, h, w
+    best_rare = max(weights, default=0.0)
     # The best window of consecutive sentences of one fragment.
     hit_of = dict(candidates)
     window: list[int] = []
-    window_hit, window_rare = set[str](), 0.0
+    window_hit, window_rare, window_w = set[str](), 0.0, 0.0
     for lo in sorted({max(0, i - k) for i, _ in candidates for k in range(_WINDOW)}):
         span = [j for j in range(lo, min(lo + _WINDOW, len(ev.terms))) if ev.owner[j] == ev.owner[lo]]
-        union = set().union(*(hit_of.get(j, set()) for j in span))
-        window_rare = max(window_rare, weight(union))
-        if (len(union), weight(union)) > (len(window_hit), weight(window_hit)):
-            window, window_hit = span, union
+        union = set().union(*(hit_of[j] for j in span if j in hit_of))
+        union_w = weight(union)
+        window_rare = max(window_rare, union_w)
+        if (len(union), union_w) > (len(window_hit), window_w):
+            window, window_hit, window_w = span, union, union_w
     rest = claim_terms - best_hit
     chosen: list[int] = [best_i] if best_i >= 0 else []
     covered = set(best_hit)
     for _ in range(2):
-        gain_i, gain = -1, set[str]()
+        gain_i, gain, gain_w = -1, set[str](), 0.0
         for i, h in candidates:
             more = h - covered
-            if (len(more), weight(more)) > (len(gain), weight(gain)):
-                gain_i, gain = i, more
+            if not more or len(more) < len(gain):
+                continue
+            more_w = weight(more)
+            if (len(more), more_w) > (len(gain), gain_w):
+                gain_i, gain, gain_w = i, more, more_w
         if gain_i < 0:
             break
         chosen.append(gain_i)
@@ -331,7 +381,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     second = max((len(h & rest) for i, h in candidates if i != best_i), default=0)
 
     # Word pairs: consecutive content terms of the claim, found as consecutive terms of a sentence.
-    claim_pairs = {(a, b) for a, b in itertools.pairwise(term_list) if a != b}
+    claim_pairs = side.pairs
     pair_sets: dict[int, set[tuple[str, str]]] = {}
     for i, _ in candidates:
         seq = ev.sequence[i]
@@ -342,33 +392,34 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     pairs_greedy = set().union(*(pair_sets.get(j, set()) for j in chosen)) if chosen else set()
     pairs_window = set().union(*(pair_sets.get(j, set()) for j in window)) if window else set()
     # Word triples, stop words included, within the best window.
-    stems = [t.word[:_STEM] for t in tokens]
-    claim_triples = {tuple(stems[i : i + 3]) for i in range(len(stems) - 2)}
-    window_triples: set[tuple[str, ...]] = set()
+    claim_triples = side.triples
+    window_triples: set[tuple[str, str, str]] = set()
     for j in window:
         seq = [w[:_STEM] for w in ev.words[j].tokens]
-        window_triples.update(tuple(seq[i : i + 3]) for i in range(len(seq) - 2))
+        window_triples.update(zip(seq, seq[1:], seq[2:], strict=False))
     triples_found = claim_triples & window_triples
 
     window_terms = set().union(*(ev.terms[j] for j in window)) if window else set()
     missing_window = claim_terms - window_terms
     missing_all = claim_terms - ev.all_terms
 
-    numbers = extract_numbers(claim)
-    supported_numbers = set().union(*(_number_values(f.text) for f in fragments)) if fragments else set()
-    supported_numbers.update(Decimal(y) for f in fragments for y in f.years)
-    absent_numbers = [m for m in numbers if not any(r <= supported_numbers for r in m.readings)]
+    numbers = side.numbers
+    absent_numbers: list[NumberMention] = []
+    if numbers:  # the fragments' numbers are read only for a claim that has some
+        supported_numbers = set().union(*(_number_values(f.text) for f in fragments)) if fragments else set()
+        supported_numbers.update(Decimal(y) for f in fragments for y in f.years)
+        absent_numbers = [m for m in numbers if not any(r <= supported_numbers for r in m.readings)]
 
-    capitals = {t.term for t in tokens[1:] if t.capital and t.term is not None}
+    capitals = side.capitals
     names_missing = capitals - ev.all_terms
 
-    claim_words = _Words.of(claim)
+    claim_words = side.words
     best_words = ev.words[best_i] if best_i >= 0 else _Words("", [])
-    negation = bool(_NEGATION_CUES.find(claim_words)) != bool(_NEGATION_CUES.find(best_words))
+    negation = side.negated != bool(_NEGATION_CUES.find(best_words))
     negation = negation and bool(best_words.folded)
-    evidence_all = _Words.joined(ev.words)
-    absolute = bool(_ABSOLUTE_CUES.find(claim_words) - _ABSOLUTE_CUES.find(evidence_all))
-    hardened = bool(_HEDGE_CUES.find(best_words)) and not _HEDGE_CUES.find(claim_words)
+    claim_absolutes = side.absolutes
+    absolute = bool(claim_absolutes) and bool(claim_absolutes - _ABSOLUTE_CUES.find(_Words.joined(ev.words)))
+    hardened = bool(_HEDGE_CUES.find(best_words)) and not side.hedged
     signals = tuple(
         code
         for code, raised in (
@@ -383,11 +434,11 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
 
     best_len = len(best_words.tokens)
     window_words = _Words.joined([ev.words[j] for j in window])
-    soft_claim = {t.word[:4] for t in tokens if t.term is not None}
+    soft_claim = side.soft
     soft_window = {w[:4] for w in window_words.tokens}
-    soft_all = {w[:4] for w in evidence_all.tokens}
+    soft_all = {w[:4] for w in set().union(*(w.tokens for w in ev.words))} if ev.words else set()
     claim_folded = claim_words.folded
-    claim_set, best_set = set(claim_words.tokens), set(best_words.tokens)
+    claim_set, best_set = side.word_set, set(best_words.tokens)
     cause_both = bool(claim_set & _CAUSE) and bool(best_set & _CAUSE)
     c_up, c_down = bool(claim_set & _UP), bool(claim_set & _DOWN)
     b_up, b_down = bool(best_set & _UP), bool(best_set & _DOWN)
@@ -423,7 +474,6 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         math.log1p(len(ev.terms)),
         math.log((len(tokens) + 1) / (best_len + 1)),
         fuzz.token_set_ratio(claim_folded, best_words.folded) / 100.0 if best_words.folded else 0.0,
-        fuzz.partial_ratio(claim_folded, window_words.folded) / 100.0 if window_words.folded else 0.0,
         _share(len(soft_claim & soft_window), len(soft_claim)),
         _share(len(soft_claim & soft_all), len(soft_claim)),
         1.0 if cause_both else 0.0,
@@ -439,7 +489,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
 
 
 def _unsupported_ranges(
-    claim: str, tokens: list[_Token], missing: set[str], numbers: Sequence[object]
+    claim: str, tokens: list[_Token], missing: AbstractSet[str], numbers: Sequence[object]
 ) -> tuple[tuple[int, int], ...]:
     """The claim's words the best window lacks, as merged ``[start, end)`` ranges;
     stop words between two missing words join their range."""

@@ -232,7 +232,7 @@ class LearnedJudge(BaseJudge):
             label = "insufficient"
         else:
             label = "unknown"
-        top = sorted(range(len(parts)), key=lambda i: (-abs(parts[i]), i))[:_REASONS]
+        top = [i for _, i in sorted((-abs(part), i) for i, part in enumerate(parts))[:_REASONS]]
         reason = "; ".join(
             f"{self._model.features[i]}={found.values[i]:.2f} ({_signed(parts[i])})" for i in top
         )
