@@ -33,7 +33,7 @@ BENCHMARKS = {
     "stats": ("`citeaudit stats` over many reports", stats_time),
     "service": ("The HTTP API under load", service_load),
     "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
-    "semantic": ("The semantic stage: the rules judge on labelled public sets", semantic_eval),
+    "semantic": ("The semantic stage: the offline judges on labelled public sets", semantic_eval),
     "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),

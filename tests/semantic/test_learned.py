@@ -133,7 +133,7 @@ def test_a_pickle_is_exit_2_and_never_loaded(tmp_path: Path, monkeypatch: pytest
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        (lambda d: d.pop("weights"), "'weights' must be a list of 37 numbers"),
+        (lambda d: d.pop("weights"), "'weights' must be a list of 36 numbers"),
         (lambda d: d["mean"].__setitem__(0, "x"), "'mean' must hold only finite numbers"),
         (lambda d: d["scale"].__setitem__(3, 0), "'scale' must be positive"),
         (lambda d: d.__setitem__("feature_set", "lexical-0"),
@@ -215,9 +215,9 @@ def test_at_least_half_the_rules_judges_speed() -> None:
     def best(judge: Any) -> float:
         times = []
         for _ in range(3):
-            started = time.perf_counter()
+            started = time.process_time()
             judge.judge_many(items)
-            times.append(time.perf_counter() - started)
+            times.append(time.process_time() - started)
         return min(times)
 
     assert best(learned) <= 2 * best(rules)

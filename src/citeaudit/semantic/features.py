@@ -25,8 +25,6 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
-from rapidfuzz import fuzz
-
 from citeaudit.checks.numbers import NumberMention, extract_numbers
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.signals import (
@@ -87,7 +85,6 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("possibility_hardened", "1 when the best sentence hedges (may, can, up to…) and the claim does not"),
     ("evidence_sentences", "log(1 + number of sentences in the fragments)"),
     ("claim_to_sentence", "log of the claim's length over its best sentence's length, in words"),
-    ("fuzzy_sentence", "token-set similarity of the claim and its best sentence (rapidfuzz), 0-1"),
     (
         "cover_window_soft",
         "share of the claim's content words whose first four letters start a word of the best window",
@@ -211,9 +208,18 @@ class PairFeatures:
     """The feature vector of one claim–fragments pair and what explains it."""
 
     values: tuple[float, ...]
-    unsupported: tuple[tuple[int, int], ...]  # [start, end) ranges of the claim the evidence lacks
     relied_on: tuple[str, ...]  # citation ids of the fragments holding the best window
     signals: tuple[str, ...]  # signal codes raised
+    claim: str
+    tokens: tuple[_Token, ...]
+    missing: frozenset[str]  # the claim's content terms its best window lacks
+    numbers_absent: tuple[NumberMention, ...]
+
+    @property
+    def unsupported(self) -> tuple[tuple[int, int], ...]:
+        """``[start, end)`` ranges of the claim its best window does not support (computed on demand:
+        training never needs them)."""
+        return _unsupported_ranges(self.claim, self.tokens, self.missing, self.numbers_absent)
 
 
 class _Token(NamedTuple):
@@ -325,7 +331,7 @@ def _claim(claim: str) -> _Claim:
 def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     """The features of a claim against its fragments (see :data:`FEATURES`)."""
     side = _claim(claim)
-    tokens = list(side.tokens)
+    tokens = side.tokens
     claim_terms = side.terms
     n_terms = len(claim_terms)
     ev = _Evidence(fragments)
@@ -385,7 +391,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     pair_sets: dict[int, set[tuple[str, str]]] = {}
     for i, _ in candidates:
         seq = ev.sequence[i]
-        pair_sets[i] = {(a, b) for a, b in itertools.pairwise(seq)} & claim_pairs
+        pair_sets[i] = set(itertools.pairwise(seq)) & claim_pairs
     pairs_found = set().union(*pair_sets.values()) if pair_sets else set()
     anchor = max(2, math.ceil(n_terms / 4))
     anchored = set().union(*(h for _, h in candidates if len(h) >= anchor)) if candidates else set()
@@ -413,7 +419,6 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     capitals = side.capitals
     names_missing = capitals - ev.all_terms
 
-    claim_words = side.words
     best_words = ev.words[best_i] if best_i >= 0 else _Words("", [])
     negation = side.negated != bool(_NEGATION_CUES.find(best_words))
     negation = negation and bool(best_words.folded)
@@ -433,11 +438,12 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     )
 
     best_len = len(best_words.tokens)
-    window_words = _Words.joined([ev.words[j] for j in window])
     soft_claim = side.soft
-    soft_window = {w[:4] for w in window_words.tokens}
-    soft_all = {w[:4] for w in set().union(*(w.tokens for w in ev.words))} if ev.words else set()
-    claim_folded = claim_words.folded
+    soft_window = {w[:4] for j in window for w in ev.words[j].tokens}
+    if len(window) == len(ev.words):  # one short fragment: the window is all of it
+        soft_all = soft_window
+    else:
+        soft_all = {w[:4] for w in set().union(*(w.tokens for w in ev.words))} if ev.words else set()
     claim_set, best_set = side.word_set, set(best_words.tokens)
     cause_both = bool(claim_set & _CAUSE) and bool(best_set & _CAUSE)
     c_up, c_down = bool(claim_set & _UP), bool(claim_set & _DOWN)
@@ -473,7 +479,6 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         1.0 if hardened else 0.0,
         math.log1p(len(ev.terms)),
         math.log((len(tokens) + 1) / (best_len + 1)),
-        fuzz.token_set_ratio(claim_folded, best_words.folded) / 100.0 if best_words.folded else 0.0,
         _share(len(soft_claim & soft_window), len(soft_claim)),
         _share(len(soft_claim & soft_all), len(soft_claim)),
         1.0 if cause_both else 0.0,
@@ -483,45 +488,41 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         math.log1p(len(best_hit)),
         1.0 if _DEFINES_RE.search(best_words.folded) else 0.0,
     )
-    unsupported = _unsupported_ranges(claim, tokens, missing_window, absent_numbers)
     relied = tuple(dict.fromkeys(fragments[ev.owner[j]].citation_id for j in window))
-    return PairFeatures(values, unsupported, relied, signals)
+    return PairFeatures(
+        values, relied, signals, claim, tokens, frozenset(missing_window), tuple(absent_numbers)
+    )
 
 
 def _unsupported_ranges(
-    claim: str, tokens: list[_Token], missing: AbstractSet[str], numbers: Sequence[object]
+    claim: str, tokens: Sequence[_Token], missing: AbstractSet[str], numbers: Sequence[NumberMention]
 ) -> tuple[tuple[int, int], ...]:
     """The claim's words the best window lacks, as merged ``[start, end)`` ranges;
     stop words between two missing words join their range."""
+    if not missing and not numbers:
+        return ()
     marked = [t.term is not None and t.term in missing for t in tokens]
     for number in numbers:
-        text = getattr(number, "text", "")
+        text = number.text
         at = claim.find(text) if text else -1
         if at >= 0:
             for k, t in enumerate(tokens):
                 if t.start < at + len(text) and t.end > at:
                     marked[k] = True
     ranges: list[tuple[int, int]] = []
-    k = 0
-    while k < len(tokens):
-        if not marked[k]:
-            k += 1
-            continue
-        start, end = tokens[k].start, tokens[k].end
-        j = k + 1
-        while j < len(tokens):
-            if marked[j]:
-                end = tokens[j].end
-                j += 1
-                continue
-            gap = j
-            while gap < len(tokens) and not marked[gap] and tokens[gap].term is None:
-                gap += 1
-            if gap < len(tokens) and marked[gap] and gap > j:
-                end = tokens[gap].end
-                j = gap + 1
-                continue
-            break
+    start = end = -1
+    bridge = True  # only stop words since the last marked token
+    for token, mark in zip(tokens, marked, strict=True):
+        if mark:
+            if start >= 0 and bridge:
+                end = token.end  # extends the open range over the stop words between
+            else:
+                if start >= 0:
+                    ranges.append((start, end))
+                start, end = token.start, token.end
+            bridge = True
+        elif token.term is not None:
+            bridge = False
+    if start >= 0:
         ranges.append((start, end))
-        k = j
     return tuple(ranges)

@@ -18,6 +18,7 @@ truncated file, another version) is a configuration error naming the file.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 from collections.abc import Sequence
@@ -232,7 +233,8 @@ class LearnedJudge(BaseJudge):
             label = "insufficient"
         else:
             label = "unknown"
-        top = [i for _, i in sorted((-abs(part), i) for i, part in enumerate(parts))[:_REASONS]]
+        sizes = [abs(part) for part in parts]
+        top = heapq.nlargest(_REASONS, range(len(parts)), key=sizes.__getitem__)  # ties: the earlier feature
         reason = "; ".join(
             f"{self._model.features[i]}={found.values[i]:.2f} ({_signed(parts[i])})" for i in top
         )
