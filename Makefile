@@ -57,6 +57,7 @@ unit: $(DEV_STAMP) postgres-tools browser-tools
 test: lint typecheck unit
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python -m bench.run_all
 
 clean:

@@ -129,6 +129,27 @@ def _tokens() -> dict[str, Any]:
     return out
 
 
+def _contradiction_signals() -> dict[str, Any]:
+    """How often a pair is refuted when a candidate signal for ``contradicted`` fires, on CLIMATE-FEVER
+    (the one set that labels refutation): the precision that verdict would have."""
+    from citeaudit.semantic.features import FEATURES, featurize
+
+    names = [n for n, _ in FEATURES]
+    pairs = load_pairs("climate-fever", SETS["climate-fever"])
+    values = [featurize(p.claim, p.fragments).values for p in pairs]
+    cover = names.index("cover_sentence")
+    out: dict[str, Any] = {}
+    for signal in ("negation_one_sided", "direction_opposed"):
+        at = names.index(signal)
+        for floor in (0.0, 0.5):
+            hit = [p for p, v in zip(pairs, values, strict=True) if v[at] == 1.0 and v[cover] >= floor]
+            refuted = sum(p.gold == "contradicted" for p in hit)
+            out[f"{signal}, best sentence covers >= {floor:g}"] = {
+                "pairs": len(hit), "refuted": refuted, "precision": round(refuted / len(hit), 3) if hit else None
+            }  # fmt: skip
+    return out
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     shipped = make_judge("learned")
@@ -167,6 +188,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             "learned_trained_cv": _trained_cv(name, pairs, path),
             "speed_ratio": round(learned_speed / rules_speed, 2),
         }
+    out["contradiction_signals"] = _contradiction_signals()
     out["unsupported_tokens"] = _tokens()
     out["model_sha256"] = shipped.model.digest
     out["model_file"] = str(shipped_model_path().relative_to(Path(__file__).resolve().parent.parent))
@@ -235,6 +257,16 @@ def markdown(r: dict[str, Any]) -> str:
         f"| {tokens['learned']['f1']:.3f} |",
         f"| baseline: every content word absent from the evidence | {tokens['baseline']['precision']:.3f} "
         f"| {tokens['baseline']['recall']:.3f} | {tokens['baseline']['f1']:.3f} |",
+        "",
+        "Candidate signals for `contradicted` on CLIMATE-FEVER (the share of the pairs where the signal fires "
+        "that are refuted; the learned judge would need 80 % to use one, so it never says `contradicted`):",
+        "",
+        "| signal | pairs | refuted | precision |",
+        "|---|---:|---:|---:|",
+        *[
+            f"| {name} | {v['pairs']:,} | {v['refuted']:,} | {_pct(v['precision'])} |"
+            for name, v in r["contradiction_signals"].items()
+        ],
         "",
         "Published anchors, for the reader (other data, other task framing; not comparable one to one): "
         "MiniCheck-Flan-T5-L reaches 75.0 % balanced accuracy on LLM-AggreFact; fine-tuned models reach "

@@ -227,3 +227,9 @@ def test_features_are_the_same_under_reordered_fragments_only_where_they_should_
     a, b = Fragment("q1", _SOURCE), Fragment("q2", "The filtration programme began in 2021.")
     first, second = featurize(_CLAIM, [a, b]), featurize(_CLAIM, [b, a])
     assert first.values == second.values  # the order of the citations does not change what they say
+
+
+def test_every_feature_is_defined_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    for name, definition in FEATURES:
+        assert f"| `{name}` | {definition} |" in readme, name
