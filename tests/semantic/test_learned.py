@@ -4,6 +4,7 @@ place in an audit, and its speed against the rules judge."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import shutil
 import subprocess
@@ -233,3 +234,37 @@ def test_every_feature_is_defined_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     for name, definition in FEATURES:
         assert f"| `{name}` | {definition} |" in readme, name
+
+
+def test_no_abstain_needs_a_judge_with_a_probability(tmp_path: Path) -> None:
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(
+        '{"claim": "The wells were contaminated.", "fragments": ["The wells were contaminated."], '
+        '"label": "supported"}\n',
+        "utf-8",
+    )
+    result = run_cli("eval", "--dataset", "labelled", data, "--judge", "rules", "--no-abstain")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: --no-abstain needs a judge with a probability of support (learned), not 'rules'\n",
+    )
+    forced = json.loads(
+        run_cli("eval", "--dataset", "labelled", data, "--judge", "learned", "--no-abstain").stdout
+    )
+    assert forced["coverage"] == 1.0
+    assert forced["calibration"][-1]["pairs"] + sum(r["pairs"] for r in forced["calibration"][:-1]) == 1
+
+
+def test_a_learned_report_is_the_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
+    case = tmp_path / "case"
+    shutil.copytree(GOLDEN / "seed003_real_range", case)
+    outputs = []
+    for seed in ("0", "7", "31337"):
+        out = tmp_path / f"r{seed}.json"
+        command = [sys.executable, "-m", "citeaudit", "check", str(case / "response.json"), "--corpus",
+                   str(case / "documents.json"), "--offline", "--judge", "learned", "--out", str(out)]  # fmt: skip
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(command, capture_output=True, env=env, cwd=ROOT, check=True)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert b'"probability"' in outputs[0]
