@@ -21,7 +21,7 @@ from typing import Any
 from citeaudit.semantic import make_judge
 from citeaudit.semantic.datasets import Pair, load_pairs
 from citeaudit.semantic.evaluate import evaluate
-from citeaudit.semantic.judge import Fragment, Judge
+from citeaudit.semantic.interface import Fragment, Judge
 from citeaudit.semantic.learned import LearnedJudge, shipped_model_path
 from citeaudit.semantic.signals import content_terms
 
