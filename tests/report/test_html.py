@@ -169,3 +169,65 @@ def test_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
                               env=env, capture_output=True, check=True, cwd=tmp_path)  # fmt: skip
         outputs.add(done.stdout)
     assert outputs == {(GOLDEN / "seed000" / "expected.html").read_bytes()}
+
+
+def _learned_report(text: str, spans: list[list[int]]) -> dict[str, Any]:
+    report = _golden_report("seed003_real_range")
+    claim = report["claims"][0]
+    claim["text"] = text
+    claim["verdict"] = {"confidence": None, "judge": "learned/sha256:0123456789abcdef/learned-1",
+                        "label": "unknown", "relied_on": ["c1"], "signals": [],
+                        "unsupported": [text[s:e] for s, e in spans], "probability": 0.5681,
+                        "reason": "cover_window_soft=0.62 (+0.41); missing_window=1.39 (-0.30); "
+                                  "negation_one_sided=1.00 (-0.12)",
+                        "unsupported_spans": spans}  # fmt: skip
+    return report
+
+
+def test_a_learned_verdict_in_the_view_and_only_then_its_script() -> None:
+    text = "Сервис хранит журнал операций 30 дней в облаке провайдера."
+    report = _learned_report(text, [[0, 6], [40, 57]])
+    html = render_html(report)
+    judged = _data(html)["claims"][0]["judged"]
+    assert judged["probability"] == 0.5681
+    assert judged["reason"] == [
+        "the claim's words whose first letters start a word of its best sentences: 62% (for support)",
+        "content words missing from its best three sentences: 3 (against support)",
+        "one of the claim and its best sentence is negated, the other not: yes (against support)",
+    ]
+    assert judged["pieces"] == [["Сервис", True], [" хранит журнал операций 30 дней в ", False],
+                                ["облаке провайдера", True], [".", False]]  # fmt: skip
+    assert html.count(b"<script") == 3  # the data block, the page's script and the judge's
+    assert html.count(b"<style") == 2
+    csp = re.search(rb'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert csp is not None
+    assert csp.group(1).count(b"'sha256-") == 4  # two scripts and two styles, each by its hash
+    # A rules verdict has no probability: no judge script, and the view has none of its keys.
+    rules = render_html(_golden_report("seed003_real_range"))
+    assert rules == (GOLDEN / "seed003_real_range" / "expected.html").read_bytes()
+    assert rules.count(b"<script") == 2
+    assert set(_data(rules)["claims"][0]["judged"]) == {"by", "judge", "signals", "unsupported"}
+
+
+def test_unsupported_ranges_count_in_the_text_before_its_controls_are_written_out() -> None:
+    text = "\u202eab\u202c the cloud provider keeps it."  # each control becomes <U+202E> on the page
+    start = text.index("cloud provider")
+    report = _learned_report(text, [[start, start + len("cloud provider")], [90, 95], [3, 2]])
+    pieces = _data(render_html(report))["claims"][0]["judged"]["pieces"]
+    assert pieces == [["<U+202E>ab<U+202C> the ", False], ["cloud provider", True], [" keeps it.", False]]
+    # Straight from a report, without the page's writing out of controls, the ranges cut the text as is.
+    assert report_view(report)["claims"][0]["judged"]["pieces"][1] == ["cloud provider", True]
+
+
+def test_every_feature_of_the_learned_judge_has_plain_words() -> None:
+    from citeaudit.report.html import FEATURE_WORDS, reason_words
+    from citeaudit.semantic.features import FEATURES
+
+    assert list(FEATURE_WORDS) == [name for name, _ in FEATURES]
+    assert reason_words("claim_to_sentence=0.69 (+0.05); a newer_feature=2.00 (-1.00); odd") == [
+        "the claim's length against its best sentence's: 2.0 times (for support)",
+        "a newer_feature=2.00 (-1.00)",
+        "odd",
+    ]
+    assert reason_words("newer_feature=2.00 (-1.00)") == ["newer feature: 2 (against support)"]
+    assert reason_words(None) == []

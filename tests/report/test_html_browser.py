@@ -413,3 +413,61 @@ def test_a_typo_is_marked_by_character_and_unused_citations_are_listed(
     assert orphan.locator("blockquote.cited mark.del").all_inner_texts() == ["e"]
     assert orphan.locator("blockquote.held mark.ins").all_inner_texts() == ["е"]
     assert seen.errors == []
+
+
+def _learned_html(tmp_path: Path) -> Path:
+    """Seed 003's corpus claim, reworded so that two of its parts are in no cited passage,
+    judged by the learned judge."""
+    case = tmp_path / "learned"
+    shutil.copytree(GOLDEN / "seed003_real_range", case)
+    response = json.loads((case / "response.json").read_text("utf-8"))
+    response["claims"][0]["text"] = "Сервис хранит журнал операций 30 дней в облаке провайдера."
+    (case / "response.json").write_text(json.dumps(response, ensure_ascii=False), "utf-8")
+    out = case / "report.html"
+    result = run_cli("check", case / "response.json", "--corpus", case / "documents.json", "--offline",
+                     "--judge", "learned", "--out", case / "report.json", "--format", "html", "--output", out)  # fmt: skip
+    assert result.code == 0, result.stderr
+    return out
+
+
+def test_a_learned_verdict_marks_the_unsupported_words_and_says_what_moved_it(
+    browser: Browser, tmp_path: Path, screenshots: Path
+) -> None:
+    path = _learned_html(tmp_path)
+    url = path.as_uri()
+    seen = Watched(browser, url)
+    page = seen.page
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    assert page.locator("#detail-0").is_hidden()  # the claim passed its checks: closed
+    page.click("#claim-0 button.toggle")
+    text = page.locator("#claim-0 p.claim-text")
+    assert text.inner_text() == "Сервис хранит журнал операций 30 дней в облаке провайдера."
+    assert text.locator("mark.unsupported").all_inner_texts() == ["Сервис", "облаке провайдера"]
+    # The page's second style is allowed by its hash: the marks have its colour, not the plain mark's.
+    background = text.locator("mark.unsupported").first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert background == "rgb(254, 243, 215)"
+    reading = page.locator("#claim-0 .judge-reading")
+    assert (
+        reading.locator("p.label")
+        .first.inner_text()
+        .startswith(
+            "Probability that the cited passages support the claim: 0.57 (the judge's estimate, not a check)."
+        )
+    )
+    reasons = reading.locator("ul.reason li")
+    assert reasons.count() == 3
+    assert reasons.nth(0).inner_text() == (
+        "the claim's words whose first letters start a word of its best sentences: 62% (for support)"
+    )
+    assert reasons.nth(1).get_attribute("class") == "against"
+    assert "judge undecided by a learned model (learned/sha256:" in page.inner_text("#claim-0")
+    # Closed and opened again, and through "Expand all": decorated once, from the same data.
+    page.click("#claim-0 button.toggle")
+    page.click("#expand-all")
+    assert page.locator("#claim-0 .judge-reading").count() == 1
+    assert page.locator("#claim-0 mark.unsupported").count() == 2
+    page.screenshot(path=str(screenshots / "learned.png"), full_page=True)
+    assert seen.outside_requests(url) == []
+    assert seen.errors == []
+    assert console == []  # no Content-Security-Policy refusal either

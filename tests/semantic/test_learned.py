@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from citeaudit.semantic.datasets import load_pairs
+from citeaudit.semantic.factory import make_judge
 from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
-from citeaudit.semantic.judge import Fragment, make_judge
+from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.learned import LearnedJudge, shipped_model_path
 from citeaudit.semantic.rules import RulesJudge
 from tests.conftest import GOLDEN, ROOT, run_cli, shared_data
@@ -190,7 +191,7 @@ def test_a_learned_report_renders_its_spans_in_every_format(tmp_path: Path) -> N
         "md": "Unsupported by its fragments: ",
         "sarif": '"unsupportedSpans"',
         "junit": 'name="citeaudit.unsupported.c1"',
-        "html": '<mark class="unsupported" title="not supported by its fragments">облаке провайдера</mark>',
+        "html": '["облаке провайдера",true]',  # a piece of the claim text the page marks (report-judge.js)
     }
     for fmt, needle in expected.items():
         out = tmp_path / f"r.{fmt}"
@@ -200,7 +201,7 @@ def test_a_learned_report_renders_its_spans_in_every_format(tmp_path: Path) -> N
 
 def test_inference_imports_no_training_library() -> None:
     code = (
-        "import sys; from citeaudit.semantic.judge import make_judge, Fragment; "
+        "import sys; from citeaudit.semantic.factory import make_judge; from citeaudit.semantic.interface import Fragment; "
         "v = make_judge('learned').judge('Wells were contaminated.', [Fragment('q', 'The wells were contaminated.')]); "
         "print(sorted(m for m in ('sklearn', 'numpy', 'scipy', 'torch') if m in sys.modules), v.label)"
     )

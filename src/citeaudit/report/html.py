@@ -20,6 +20,12 @@ reaches the page only as JSON text or through the template's escaping, and
 the script writes it with ``textContent``: titles, claims and quotes show
 literally, and
 bidirectional controls and variation selectors are written out as ``<U+202E>``.
+
+A verdict with a probability of support (the ``learned`` judge's) adds to the
+page a second small script and style, and only then: in the claim's details
+its probability, the three features that moved it in plain words, and the
+claim's unsupported ``[start, end)`` ranges marked in its text. A page
+without such a verdict is the same bytes as before.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
+import re
 from collections import Counter
 from functools import cache
 from importlib.resources import files
@@ -36,13 +44,17 @@ from jinja2 import Environment, Template
 
 from citeaudit.normalize import show_controls
 from citeaudit.report.json import dump_report_dict
+from citeaudit.report.spans import claim_pieces, spans_of
 
-__all__ = ["render_html", "report_view", "verdict_words"]
+__all__ = ["FEATURE_WORDS", "reason_words", "render_html", "report_view", "verdict_words"]
 
 _ENV = Environment(autoescape=True, keep_trailing_newline=True)
 _TEMPLATES = files("citeaudit.report").joinpath("templates")
 _SCRIPT = _TEMPLATES.joinpath("report.js").read_text("utf-8")
 _STYLE = _TEMPLATES.joinpath("report.css").read_text("utf-8")
+# Only on a page with a verdict that has a probability of support (the learned judge's).
+_JUDGE_SCRIPT = _TEMPLATES.joinpath("report-judge.js").read_text("utf-8")
+_JUDGE_STYLE = _TEMPLATES.joinpath("report-judge.css").read_text("utf-8")
 
 
 def _visible(value: Any) -> Any:
@@ -64,6 +76,8 @@ def _csp_hash(text: str) -> str:
 
 _SCRIPT_HASH = _csp_hash(_SCRIPT)
 _STYLE_HASH = _csp_hash(_STYLE)
+_JUDGE_SCRIPT_HASH = _csp_hash(_JUDGE_SCRIPT)
+_JUDGE_STYLE_HASH = _csp_hash(_JUDGE_STYLE)
 
 
 @cache
@@ -129,6 +143,84 @@ def verdict_words(verdict: dict[str, Any] | None) -> tuple[str, str]:
     if verdict.get("confidence") is not None:
         words += f", {verdict['confidence']:.2f}"
     return kind, words
+
+
+# The learned judge's features in plain words (its reason names three of them), each with how
+# its value reads: a share (0-1), a count stored as log(1 + n), a ratio stored as its log, a yes/no
+# flag, or a plain number. A name not here (a newer model) is shown as it is written.
+FEATURE_WORDS: dict[str, tuple[str, str]] = {
+    "claim_terms": ("content words in the claim", "count"),
+    "cover_all": ("the claim's content words found anywhere in the cited text", "share"),
+    "cover_all_rare": ("the same, rare words counting more", "share"),
+    "cover_sentence": ("the claim's content words in its best-matching sentence", "share"),
+    "cover_sentence_rare": ("the same, rare words counting more", "share"),
+    "cover_window": ("the claim's content words in its best three consecutive sentences", "share"),
+    "cover_window_rare": ("the same, rare words counting more", "share"),
+    "cover_two": ("the claim's content words in its two best-matching sentences", "share"),
+    "cover_greedy": ("the claim's content words in its three best-matching sentences", "share"),
+    "cover_greedy_rare": ("the same, rare words counting more", "share"),
+    "missing_greedy": ("content words those three sentences leave out", "count"),
+    "pairs_greedy": ("the claim's word pairs found together in those sentences", "share"),
+    "cover_anchored": ("the claim's content words in sentences that match it well", "share"),
+    "missing_anchored": ("content words in no sentence that matches it well", "count"),
+    "pairs_all": ("the claim's word pairs found together in some sentence", "share"),
+    "pairs_window": ("the claim's word pairs found together in its best three sentences", "share"),
+    "triples_window": ("the claim's three-word runs found in its best three sentences", "share"),
+    "missing_all": ("content words found nowhere in the cited text", "count"),
+    "missing_window": ("content words missing from its best three sentences", "count"),
+    "missing_rare_max": ("how rare the rarest word missing from its best three sentences is (0-1)", "number"),
+    "numbers_missing": ("numbers of the claim in no cited text", "number"),
+    "has_number": ("the claim has a number", "flag"),
+    "names_missing": ("the claim's names found nowhere in the cited text", "share"),
+    "negation_one_sided": ("one of the claim and its best sentence is negated, the other not", "flag"),
+    "absolute_added": ("the claim says always, only, all or must and no cited text does", "flag"),
+    "possibility_hardened": ("the best sentence hedges (may, can, up to) and the claim does not", "flag"),
+    "evidence_sentences": ("sentences in the cited text", "count"),
+    "claim_to_sentence": ("the claim's length against its best sentence's", "ratio"),
+    "cover_window_soft": (
+        "the claim's words whose first letters start a word of its best sentences",
+        "share",
+    ),
+    "cover_all_soft": ("the same, anywhere in the cited text", "share"),
+    "cause_both": ("the claim and its best sentence both state a cause", "flag"),
+    "direction_agree": ("both say the same direction of change", "flag"),
+    "direction_opposed": ("one says an increase and the other a decrease", "flag"),
+    "sentence_in_claim": ("the best sentence's content words that the claim has", "share"),
+    "shared_sentence": ("content words the claim shares with its best sentence", "count"),
+    "sentence_defines": ("the best sentence is a definition", "flag"),
+}
+# One part of a reason as the learned judge writes it: ``NAME=VALUE (+CONTRIBUTION)``.
+_REASON_PART = re.compile(r"([a-z0-9_]+)=(-?\d+(?:\.\d+)?) \(([+-]\d+(?:\.\d+)?)\)")
+
+
+def _feature_value(value: float, reading: str) -> str:
+    if reading == "share":
+        return f"{round(100 * value)}%"
+    if reading == "count":
+        n = math.expm1(value)
+        return f"about {round(n)}" if n > 20 else str(round(n))  # the reason keeps two decimals of the log
+    if reading == "ratio":
+        return f"{math.exp(value):.1f} times"
+    if reading == "flag":
+        return "yes" if value >= 0.5 else "no"
+    return f"{value:g}"
+
+
+def reason_words(reason: str | None) -> list[str]:
+    """A learned verdict's reason in plain words, one line per feature:
+    ``content words missing from its best three sentences: 2 (against support)``.
+    A part that is not of the judge's form is kept as written."""
+    out: list[str] = []
+    for part in filter(None, (p.strip() for p in (reason or "").split(";"))):
+        m = _REASON_PART.fullmatch(part)
+        if m is None:
+            out.append(part)
+            continue
+        name, value, push = m.group(1), float(m.group(2)), float(m.group(3))
+        words, reading = FEATURE_WORDS.get(name, (name.replace("_", " "), "number"))
+        side = "for support" if push > 0 else "against support" if push < 0 else "no weight"
+        out.append(f"{words}: {_feature_value(value, reading)} ({side})")
+    return out
 
 
 def _judge_words(judge: str) -> str:
@@ -380,8 +472,16 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report_view(report: dict[str, Any]) -> dict[str, Any]:
-    """The page's data: per claim what the table shows, filters on and the detail draws."""
+def _pieces(claim: dict[str, Any]) -> list[list[Any]]:
+    return [[text, marked] for text, marked in claim_pieces(claim)]
+
+
+def report_view(
+    report: dict[str, Any], *, pieces: list[list[list[Any]] | None] | None = None
+) -> dict[str, Any]:
+    """The page's data: per claim what the table shows, filters on and the detail draws.
+    ``pieces``: per claim, its text cut at the verdict's unsupported ranges (``[text,
+    unsupported]``), where the text the ranges count in is not ``report``'s own."""
     rows_by_claim: dict[str, list[dict[str, Any]]] = {}
     orphans: list[dict[str, Any]] = []
     for row in report["results"]:
@@ -393,7 +493,7 @@ def report_view(report: dict[str, Any]) -> dict[str, Any]:
     for r in report.get("reviews", []):
         reviews.setdefault(r["claim"], []).append([r["verdict"], r["reviewer"], r["note"]])
     claims = []
-    for claim in report["claims"]:
+    for at, claim in enumerate(report["claims"]):
         rows = rows_by_claim.get(claim["id"], [])
         kind, words = verdict_words(claim.get("verdict"))
         codes = list(dict.fromkeys(f["code"] for row in rows for f in row["findings"]))
@@ -406,6 +506,12 @@ def report_view(report: dict[str, Any]) -> dict[str, Any]:
                 "signals": verdict.get("signals", []),
                 "unsupported": verdict.get("unsupported", []),
             }
+            if verdict.get("probability") is not None:  # a judge with a probability of support (learned)
+                judged["probability"] = verdict["probability"]
+                judged["reason"] = reason_words(verdict.get("reason"))
+                marked = pieces[at] if pieces is not None else _pieces(claim) if spans_of(claim) else None
+                if marked:
+                    judged["pieces"] = marked
         claims.append({
             "id": claim["id"], "text": claim.get("text") or "", "kind": claim.get("kind"),
             "status": claim["status"], "review": claim.get("review_status"),
@@ -450,8 +556,13 @@ def _data_block(view: dict[str, Any]) -> str:
 def render_html(report: dict[str, Any]) -> bytes:
     # The canonical form first: a report fresh from an audit and one read back from
     # report.json differ in the order of their keys, and the page must not.
-    report = _visible(json.loads(dump_report_dict(report)))
-    view = report_view(report)
+    canonical = json.loads(dump_report_dict(report))
+    # The unsupported ranges count in the claim text as the judge saw it: cut it there,
+    # then write out its controls (which lengthens the text).
+    pieces = [_visible(_pieces(c)) if spans_of(c) else None for c in canonical["claims"]]
+    report = _visible(canonical)
+    view = report_view(report, pieces=pieces)
+    judged = any("probability" in (c["judged"] or {}) for c in view["claims"])
     summary = report["summary"]
     html: str = _template().render(
         report=report,
@@ -466,5 +577,9 @@ def render_html(report: dict[str, Any]) -> bytes:
         script_hash=_SCRIPT_HASH,
         style=_STYLE,
         style_hash=_STYLE_HASH,
+        judge_script=_JUDGE_SCRIPT if judged else None,
+        judge_script_hash=_JUDGE_SCRIPT_HASH if judged else None,
+        judge_style=_JUDGE_STYLE if judged else None,
+        judge_style_hash=_JUDGE_STYLE_HASH if judged else None,
     )
     return html.encode("utf-8")
