@@ -28,14 +28,14 @@ from typing import NamedTuple
 from citeaudit.checks.numbers import NumberMention, extract_numbers
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.signals import (
-    _ABSOLUTE_CUES,
-    _HAN_RE,
-    _HEDGE_CUES,
-    _NEGATION_CUES,
-    _STEM,
-    _STOPWORDS,
-    _WORD_RE,
-    _Words,
+    ABSOLUTE_CUES,
+    HAN_RE,
+    HEDGE_CUES,
+    NEGATION_CUES,
+    STEM,
+    STOPWORDS,
+    WORD_RE,
+    Words,
     sentences,
 )
 
@@ -232,10 +232,10 @@ class _Token(NamedTuple):
 
 def _claim_tokens(claim: str) -> list[_Token]:
     tokens: list[_Token] = []
-    for m in _WORD_RE.finditer(claim):
+    for m in WORD_RE.finditer(claim):
         raw = m.group()
         word = raw.casefold().replace("’", "'")
-        if raw[0] >= "\u3400" and _HAN_RE.fullmatch(raw):
+        if raw[0] >= "\u3400" and HAN_RE.fullmatch(raw):
             for i in range(max(1, len(raw) - 1)):  # Han: character bigrams, each its own token
                 tokens.append(
                     _Token(
@@ -243,21 +243,21 @@ def _claim_tokens(claim: str) -> list[_Token]:
                     )
                 )
             continue
-        content = word not in _STOPWORDS and (len(word) >= 3 or word.isdigit())
-        tokens.append(_Token(m.start(), m.end(), word, word[:_STEM] if content else None, raw[0].isupper()))
+        content = word not in STOPWORDS and (len(word) >= 3 or word.isdigit())
+        tokens.append(_Token(m.start(), m.end(), word, word[:STEM] if content else None, raw[0].isupper()))
     return tokens
 
 
-def _sentence_terms(words: _Words) -> list[str]:
+def _sentence_terms(words: Words) -> list[str]:
     """The content terms of a sentence in order (Han runs as bigrams)."""
     if words.folded.isascii():  # the common case, in one pass
-        return [w[:_STEM] for w in words.tokens if w not in _STOPWORDS and (len(w) >= 3 or w.isdigit())]
+        return [w[:STEM] for w in words.tokens if w not in STOPWORDS and (len(w) >= 3 or w.isdigit())]
     out: list[str] = []
     for word in words.tokens:
-        if word[0] >= "\u3400" and _HAN_RE.fullmatch(word):
+        if word[0] >= "\u3400" and HAN_RE.fullmatch(word):
             out.extend(word[i : i + 2] for i in range(max(1, len(word) - 1)))
-        elif word not in _STOPWORDS and (len(word) >= 3 or word.isdigit()):
-            out.append(word[:_STEM])
+        elif word not in STOPWORDS and (len(word) >= 3 or word.isdigit()):
+            out.append(word[:STEM])
     return out
 
 
@@ -273,13 +273,13 @@ class _Evidence:
     """The fragments split into sentences, with each sentence's terms."""
 
     def __init__(self, fragments: Sequence[Fragment]) -> None:
-        self.words: list[_Words] = []
+        self.words: list[Words] = []
         self.owner: list[int] = []  # fragment index of each sentence
         self.terms: list[set[str]] = []
         self.sequence: list[list[str]] = []
         for index, fragment in enumerate(fragments):
             for sentence in sentences(fragment.text):
-                words = _Words.of(sentence)
+                words = Words.of(sentence)
                 sequence = _sentence_terms(words)
                 self.words.append(words)
                 self.owner.append(index)
@@ -299,7 +299,7 @@ class _Claim:
     numbers: tuple[NumberMention, ...]
     capitals: frozenset[str]
     soft: frozenset[str]
-    words: _Words
+    words: Words
     negated: bool
     absolutes: frozenset[str]
     hedged: bool
@@ -310,8 +310,8 @@ class _Claim:
 def _claim(claim: str) -> _Claim:
     tokens = tuple(_claim_tokens(claim))
     term_list = [t.term for t in tokens if t.term is not None]
-    stems = [t.word[:_STEM] for t in tokens]
-    words = _Words.of(claim)
+    stems = [t.word[:STEM] for t in tokens]
+    words = Words.of(claim)
     return _Claim(
         tokens=tokens,
         terms=frozenset(term_list),
@@ -321,9 +321,9 @@ def _claim(claim: str) -> _Claim:
         capitals=frozenset(t.term for t in tokens[1:] if t.capital and t.term is not None),
         soft=frozenset(t.word[:4] for t in tokens if t.term is not None),
         words=words,
-        negated=bool(_NEGATION_CUES.find(words)),
-        absolutes=frozenset(_ABSOLUTE_CUES.find(words)),
-        hedged=bool(_HEDGE_CUES.find(words)),
+        negated=bool(NEGATION_CUES.find(words)),
+        absolutes=frozenset(ABSOLUTE_CUES.find(words)),
+        hedged=bool(HEDGE_CUES.find(words)),
         word_set=frozenset(words.tokens),
     )
 
@@ -401,7 +401,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     claim_triples = side.triples
     window_triples: set[tuple[str, str, str]] = set()
     for j in window:
-        seq = [w[:_STEM] for w in ev.words[j].tokens]
+        seq = [w[:STEM] for w in ev.words[j].tokens]
         window_triples.update(zip(seq, seq[1:], seq[2:], strict=False))
     triples_found = claim_triples & window_triples
 
@@ -419,12 +419,12 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     capitals = side.capitals
     names_missing = capitals - ev.all_terms
 
-    best_words = ev.words[best_i] if best_i >= 0 else _Words("", [])
-    negation = side.negated != bool(_NEGATION_CUES.find(best_words))
+    best_words = ev.words[best_i] if best_i >= 0 else Words("", [])
+    negation = side.negated != bool(NEGATION_CUES.find(best_words))
     negation = negation and bool(best_words.folded)
     claim_absolutes = side.absolutes
-    absolute = bool(claim_absolutes) and bool(claim_absolutes - _ABSOLUTE_CUES.find(_Words.joined(ev.words)))
-    hardened = bool(_HEDGE_CUES.find(best_words)) and not side.hedged
+    absolute = bool(claim_absolutes) and bool(claim_absolutes - ABSOLUTE_CUES.find(Words.joined(ev.words)))
+    hardened = bool(HEDGE_CUES.find(best_words)) and not side.hedged
     signals = tuple(
         code
         for code, raised in (

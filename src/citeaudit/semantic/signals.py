@@ -18,7 +18,21 @@ from decimal import Decimal
 from citeaudit.checks.numbers import extract_numbers
 from citeaudit.semantic.interface import Fragment
 
-__all__ = ["Signal", "SignalReport", "analyse", "content_terms", "sentences"]
+__all__ = [
+    "ABSOLUTE_CUES",
+    "HAN_RE",
+    "HEDGE_CUES",
+    "NEGATION_CUES",
+    "STEM",
+    "STOPWORDS",
+    "WORD_RE",
+    "Signal",
+    "SignalReport",
+    "Words",
+    "analyse",
+    "content_terms",
+    "sentences",
+]
 
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*", re.UNICODE)
 _HAN_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
@@ -122,6 +136,16 @@ class _Words:
 _NEGATION_CUES = _Cues.of(_NEGATION, _NEGATION_HAN)
 _ABSOLUTE_CUES = _Cues.of(_ABSOLUTE, _ABSOLUTE_HAN)
 _HEDGE_CUES = _Cues.of(_HEDGE, _HEDGE_HAN)
+
+# How the signals read words, for the learned judge's features (features.py): they read them the same way.
+WORD_RE = _WORD_RE
+HAN_RE = _HAN_RE
+STEM = _STEM
+STOPWORDS = _STOPWORDS
+Words = _Words
+NEGATION_CUES = _NEGATION_CUES
+ABSOLUTE_CUES = _ABSOLUTE_CUES
+HEDGE_CUES = _HEDGE_CUES
 
 
 def content_terms(text: str) -> set[str]:
