@@ -87,3 +87,16 @@ def test_a_judge_that_implements_neither_method_says_so() -> None:
     assert not empty.per_claim
     with pytest.raises(NotImplementedError, match=r"^Empty overrides neither judge nor judge_many$"):
         empty.judge("c", [])
+
+
+def test_the_learned_judge_is_cheap_and_never_cached(tmp_path: Path) -> None:
+    from citeaudit.semantic.learned import LearnedJudge
+
+    judge = configured_judge("learned", verdict_cache=None, cache=tmp_path, offline=True)
+    assert isinstance(judge, LearnedJudge)
+    assert judge.per_claim
+    assert isinstance(make_judge("learned", tmp_path / "verdicts"), LearnedJudge)
+    assert isinstance(make_judge("rules+learned", tmp_path / "verdicts"), CascadeJudge)
+    with pytest.raises(ConfigError) as caught:
+        make_judge("learned:")
+    assert str(caught.value) == "judge 'learned:': expected learned or learned:MODEL.json"
