@@ -82,10 +82,14 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scope_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", help="TENANT/USER whose sources are used [CITEAUDIT_SCOPE]")
+
+
 def add_store_options(parser: argparse.ArgumentParser) -> None:
     """--store, --scope and --config."""
     add_store_option(parser)
-    parser.add_argument("--scope", help="TENANT/USER whose sources are used [CITEAUDIT_SCOPE]")
+    add_scope_option(parser)
     add_config_option(parser)
 
 

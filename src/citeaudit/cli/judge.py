@@ -8,7 +8,8 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, refuse_to_overwrite, write_file
+from citeaudit.cli.common import EXIT_CLEAN, Parser, add_scope_option, refuse_to_overwrite, write_file
+from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -46,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="each verdict must be right at least P of the time in cross-validation [0.8]",
     )
     train.add_argument("--from-reviews", metavar="STORE", help="also learn from the reviews in this store")
-    train.add_argument("--scope", help="TENANT/USER whose reviews are read (with --from-reviews)")
+    add_scope_option(train)  # with --from-reviews: the tenant whose reviews are read
     train.add_argument(
         "--reports",
         type=Path,
@@ -74,7 +75,8 @@ def _sets(args: argparse.Namespace) -> list[Any]:
                   "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
         sets.append(TrainingSet(dataset, tuple(pairs), record))
     if args.from_reviews:
-        if not args.scope:
+        scope = args.scope or load_config(Path.cwd()).scope
+        if not scope:
             raise ConfigError("--from-reviews needs --scope TENANT/USER")
         if not args.reports:
             raise ConfigError(
@@ -82,7 +84,7 @@ def _sets(args: argparse.Namespace) -> list[Any]:
             )
         from citeaudit.semantic.reviewed import reviewed_pairs
 
-        reviewed, record = reviewed_pairs(args.from_reviews, args.scope, args.reports)
+        reviewed, record = reviewed_pairs(args.from_reviews, scope, args.reports)
         if not reviewed:
             raise ConfigError(
                 f"{args.from_reviews}: no reviewed claim of these reports that a judge would see"
