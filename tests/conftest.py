@@ -10,9 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from citeaudit.cli import main
 from citeaudit.report.read import load_report
+
+
+# Speed is measured in bench/, never asserted by a test: no per-example deadline, which a loaded
+# machine (two cores, two test workers) overruns on the first, cold example.
+settings.register_profile("citeaudit", deadline=None)
+settings.load_profile("citeaudit")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
