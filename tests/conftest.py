@@ -15,7 +15,6 @@ from hypothesis import settings
 from citeaudit.cli import main
 from citeaudit.report.read import load_report
 
-
 # Speed is measured in bench/, never asserted by a test: no per-example deadline, which a loaded
 # machine (two cores, two test workers) overruns on the first, cold example.
 settings.register_profile("citeaudit", deadline=None)
