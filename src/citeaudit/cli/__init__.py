@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from citeaudit.cli import (
+    batch,
     cache,
     check,
     evaluate,
@@ -60,6 +61,7 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"citeaudit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     check.add_parser(commands)
+    batch.add_parser(commands)
     fetch.add_parser(commands)
     cache.add_parser(commands)
     sources.add_parsers(commands)

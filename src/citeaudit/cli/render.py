@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
+from citeaudit.batch.output import batch_reports
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -20,7 +21,7 @@ from citeaudit.errors import InputError
 from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat, render
 from citeaudit.report.markdown import verify_markdown
 from citeaudit.report.read import load_report
-from citeaudit.report.stats import aggregate, to_json, to_prometheus, to_table
+from citeaudit.report.stats import Tally, to_json, to_prometheus, to_table
 from citeaudit.util.jsonload import read_input
 
 __all__ = ["add_parsers", "emit", "run_render", "run_stats"]
@@ -50,7 +51,9 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     stats = commands.add_parser(
         "stats", help="metrics over many reports, grouped by labels and checker version"
     )
-    stats.add_argument("reports", type=Path, nargs="+", help="report.json files")
+    stats.add_argument(
+        "reports", type=Path, nargs="+", help="report.json files, or output directories of citeaudit batch"
+    )
     add_format_options(stats, STATS_FORMATS, default="table")
     stats.set_defaults(func=run_stats)
 
@@ -91,7 +94,14 @@ def run_render(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def run_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     refuse_to_overwrite(args.output, *args.reports)
-    groups = aggregate([load_report(p) for p in args.reports])
+    tally = Tally()
+    for path in args.reports:
+        if path.is_dir():
+            for labels, report in batch_reports(path):
+                tally.add(report, labels)
+        else:
+            tally.add(load_report(path))
+    groups = tally.groups()
     text = {"table": to_table, "json": to_json, "prometheus": to_prometheus}[args.format](groups)
     emit(text.encode("utf-8"), args.output, stdout)
     return EXIT_CLEAN

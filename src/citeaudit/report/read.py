@@ -20,9 +20,9 @@ from citeaudit.checks.codes import CATALOGUE
 from citeaudit.errors import InputError
 from citeaudit.formats.validate import validate
 from citeaudit.report.json import REPORT_SCHEMA
-from citeaudit.util.jsonload import load_json_bytes, read_input
+from citeaudit.util.jsonload import json_path, load_json_bytes, read_input
 
-__all__ = ["ReportDoc", "load_report"]
+__all__ = ["ReportDoc", "checked_report", "load_report"]
 
 
 _ClaimStatus = Literal[
@@ -199,8 +199,14 @@ class ReportDoc(_Part):
 
 def load_report(path: Path) -> dict[str, Any]:
     """A report.json written by ``citeaudit check``, with its shape checked."""
-    data = load_json_bytes(read_input(path), str(path))
+    return checked_report(load_json_bytes(read_input(path), str(path)), str(path))
+
+
+def checked_report(data: Any, name: str, path: list[str | int] | None = None) -> dict[str, Any]:
+    """A report already parsed (a line of a batch part, at ``path`` in it), with its shape checked."""
+    at = path or []
     if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA:
-        raise InputError(str(path), "$.schema", f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
-    validate(ReportDoc, data, str(path), [])
+        where = json_path([*at, "schema"])
+        raise InputError(name, where, f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
+    validate(ReportDoc, data, name, at)
     return data

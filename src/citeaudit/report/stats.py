@@ -6,59 +6,118 @@ statuses, the manual-review rate and the decisions, grouped by the submission's 
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["GROUP_KEYS", "aggregate", "to_json", "to_prometheus", "to_table"]
+__all__ = ["GROUP_KEYS", "Tally", "aggregate", "to_json", "to_prometheus", "to_table"]
 
 GROUP_KEYS = ("generator", "retriever", "corpus", "checker_version")
 # Report statuses that send an answer to a person before it can be used.
 _MANUAL = {"needs_review", "partial"}
 
 
-def _group(report: dict[str, Any]) -> tuple[str, ...]:
-    labels = report.get("labels") or {}
+def _group(report: dict[str, Any], labels: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    given = {**(report.get("labels") or {}), **(labels or {})}
     return (
-        str(labels.get("generator", "")),
-        str(labels.get("retriever", "")),
-        str(labels.get("corpus", "")),
+        str(given.get("generator", "")),
+        str(given.get("retriever", "")),
+        str(given.get("corpus", "")),
         str(report["checker"]["version"]),
     )
 
 
-def aggregate(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per group, sorted by group; every count derived from the reports alone."""
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
-    for report in reports:
-        groups[_group(report)].append(report)
-    out = []
-    for key in sorted(groups):
-        members = groups[key]
-        claims = [c for r in members for c in r["claims"]]
-        rows = [row for r in members for row in r["results"] if row["citation"] is not None]
-        statuses = Counter(c["status"] for c in claims)
-        invalid = sum(1 for row in rows if row["status"] == "fail")
-        manual = sum(1 for r in members if r["status"] in _MANUAL)
-        out.append(
+_COUNTS = ("reports", "claims", "citations", "uncited_claims", "invalid_citations", "manual_review_reports")
+_BREAKDOWNS = ("claims_by_status", "reports_by_status", "reports_by_decision")
+
+
+class Tally:
+    """The counts of :func:`aggregate`, added one report at a time: a batch of millions of
+    answers is counted without holding its reports, and two tallies add up (``merge``)."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    def _entry(self, key: tuple[str, ...]) -> dict[str, Any]:
+        entry = self._groups.get(key)
+        if entry is None:
+            entry = self._groups[key] = {**dict.fromkeys(_COUNTS, 0), **{b: Counter() for b in _BREAKDOWNS}}
+        return entry
+
+    def add(self, report: dict[str, Any], labels: Mapping[str, str] | None = None) -> None:
+        """Count one report; ``labels`` (a batch envelope's) win over the report's own."""
+        entry = self._entry(_group(report, labels))
+        statuses = Counter(c["status"] for c in report["claims"])
+        rows = [row for row in report["results"] if row["citation"] is not None]
+        entry["reports"] += 1
+        entry["claims"] += len(report["claims"])
+        entry["citations"] += len(rows)
+        entry["uncited_claims"] += statuses.get("unsupported", 0)
+        entry["invalid_citations"] += sum(1 for row in rows if row["status"] == "fail")
+        entry["manual_review_reports"] += report["status"] in _MANUAL
+        entry["claims_by_status"].update(statuses)
+        entry["reports_by_status"][report["status"]] += 1
+        entry["reports_by_decision"][report.get("decision", "not_recorded")] += 1
+
+    def merge(self, other: Tally) -> None:
+        for key, theirs in other._groups.items():
+            entry = self._entry(key)
+            for name in _COUNTS:
+                entry[name] += theirs[name]
+            for name in _BREAKDOWNS:
+                entry[name].update(theirs[name])
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The raw counts, sorted by group (what :meth:`from_json` reads back)."""
+        return [
             {
-                "group": dict(zip(GROUP_KEYS, key, strict=True)),
-                "reports": len(members),
-                "claims": len(claims),
-                "citations": len(rows),
-                "uncited_claims": statuses.get("unsupported", 0),
-                "uncited_claims_share": _share(statuses.get("unsupported", 0), len(claims)),
-                "invalid_citations": invalid,
-                "invalid_citations_share": _share(invalid, len(rows)),
-                "claims_by_status": dict(sorted(statuses.items())),
-                "reports_by_status": dict(sorted(Counter(r["status"] for r in members).items())),
-                "reports_by_decision": dict(
-                    sorted(Counter(r.get("decision", "not_recorded") for r in members).items())
-                ),
-                "manual_review_reports": manual,
-                "manual_review_rate": _share(manual, len(members)),
+                "group": list(key),
+                **{k: v if k in _COUNTS else dict(sorted(v.items())) for k, v in entry.items()},
             }
-        )
-    return out
+            for key, entry in sorted(self._groups.items())
+        ]
+
+    @classmethod
+    def from_json(cls, data: list[dict[str, Any]]) -> Tally:
+        tally = cls()
+        for item in data:
+            entry = tally._entry(tuple(str(part) for part in item["group"]))
+            for name in _COUNTS:
+                entry[name] = int(item[name])
+            for name in _BREAKDOWNS:
+                entry[name] = Counter({str(k): int(v) for k, v in item[name].items()})
+        return tally
+
+    def groups(self) -> list[dict[str, Any]]:
+        """One entry per group, sorted by group; every count derived from the reports alone."""
+        out = []
+        for key, e in sorted(self._groups.items()):
+            out.append(
+                {
+                    "group": dict(zip(GROUP_KEYS, key, strict=True)),
+                    "reports": e["reports"],
+                    "claims": e["claims"],
+                    "citations": e["citations"],
+                    "uncited_claims": e["uncited_claims"],
+                    "uncited_claims_share": _share(e["uncited_claims"], e["claims"]),
+                    "invalid_citations": e["invalid_citations"],
+                    "invalid_citations_share": _share(e["invalid_citations"], e["citations"]),
+                    "claims_by_status": dict(sorted(e["claims_by_status"].items())),
+                    "reports_by_status": dict(sorted(e["reports_by_status"].items())),
+                    "reports_by_decision": dict(sorted(e["reports_by_decision"].items())),
+                    "manual_review_reports": e["manual_review_reports"],
+                    "manual_review_rate": _share(e["manual_review_reports"], e["reports"]),
+                }
+            )
+        return out
+
+
+def aggregate(reports: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per group, sorted by group; every count derived from the reports alone."""
+    tally = Tally()
+    for report in reports:
+        tally.add(report)
+    return tally.groups()
 
 
 def _share(part: int, whole: int) -> float:

@@ -1,0 +1,161 @@
+"""One record to one answer: the envelope, the audited bytes, and the rejections.
+
+A JSONL line is either an envelope ``{"id": …, "answer": {…}, "labels": {…}}`` (an
+object whose ``answer`` is an object) or a bare answer in any JSON format ``check``
+reads. A bare answer is audited as the bytes of its line, so its report is the one
+``check`` writes for a file holding that line, and its id is the SHA-256 of the line
+(the report's ``input_sha256``). An envelope's answer is audited as its canonical
+serialisation (sorted keys, UTF-8, as the Python API serialises a dict), so the same
+answer gives the same report from JSONL and from Parquet; its id defaults to the
+SHA-256 of those bytes. Every record is bounded like a file given to ``check``:
+``max_input_bytes`` and ``max_depth`` apply to each answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from citeaudit.batch.records import Record
+from citeaudit.errors import InputError
+from citeaudit.formats import parse_bytes
+from citeaudit.formats.jsonload import json_path, load_json_bytes
+from citeaudit.model import Submission
+
+__all__ = ["MAX_ID_LENGTH", "Answer", "Rejection", "read_answer"]
+
+MAX_ID_LENGTH = 1024
+MAX_LABELS = 64
+_ENVELOPE_KEYS = ("answer", "id", "labels")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    id: str
+    labels: dict[str, str]
+    submission: Submission
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A record that is not a valid answer, with the message ``check`` prints for it."""
+
+    source: str
+    number: int
+    id: str | None
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.error, "id": self.id, "input": self.source, "line": self.number}
+
+
+def canonical(answer: dict[str, Any]) -> bytes:
+    return json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def _type_name(value: Any) -> str:
+    names = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _envelope_id(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        got = f"{_type_name(value)}" if not isinstance(value, str) else "an empty string"
+        raise InputError(name, "$.id", f"expected a non-empty string, got {got}")
+    if len(value) > MAX_ID_LENGTH:
+        raise InputError(name, "$.id", f"longer than {MAX_ID_LENGTH} characters")
+    return value
+
+
+def _envelope_labels(value: Any, name: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(name, "$.labels", f"expected an object, got {_type_name(value)}")
+    if len(value) > MAX_LABELS:
+        raise InputError(name, "$.labels", f"more than {MAX_LABELS} labels")
+    for key, label in value.items():
+        if not isinstance(label, str):
+            raise InputError(name, json_path(["labels", key]), f"expected a string, got {_type_name(label)}")
+    return dict(value)
+
+
+def _audit_bytes(data: bytes, name: str, max_bytes: int, max_depth: int) -> Submission:
+    if len(data) > max_bytes:
+        raise InputError(name, "", f"input is {len(data)} bytes, over the limit of {max_bytes}")
+    return parse_bytes(data, name, max_depth=max_depth)
+
+
+def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Answer:
+    # One level more than an answer may have, so that an envelope's answer gets the full depth.
+    try:
+        document = load_json_bytes(record.line, name, max_depth + 1)
+    except InputError:
+        parse_bytes(record.line, name, max_depth=max_depth)  # check's own message for a bare answer
+        raise
+    if not (isinstance(document, dict) and isinstance(document.get("answer"), dict)):
+        submission = parse_bytes(record.line, name, max_depth=max_depth)  # exactly as check reads it
+        return Answer(submission.input_sha256, {}, submission)
+    unknown = sorted(set(document) - set(_ENVELOPE_KEYS))
+    if unknown:
+        raise InputError(name, json_path([unknown[0]]), "unknown field (an envelope has id, answer, labels)")
+    given = _envelope_id(document.get("id"), name)
+    labels = _envelope_labels(document.get("labels"), name)
+    submission = _audit_bytes(canonical(document["answer"]), name, max_bytes, max_depth)
+    return Answer(given or submission.input_sha256, labels, submission)
+
+
+def _parse_labels_text(value: str, name: str, max_depth: int) -> Any:
+    return load_json_bytes(value.encode("utf-8"), name, max_depth)
+
+
+def _from_row(record: Record, name: str, max_bytes: int, max_depth: int) -> Answer:
+    assert record.row is not None
+    given, answer, labels = record.row
+    if isinstance(answer, str):
+        data = answer.encode("utf-8")
+        if len(data) > max_bytes:
+            raise InputError(name, "", f"input is {len(data)} bytes, over the limit of {max_bytes}")
+        answer = load_json_bytes(data, name, max_depth)
+    if not isinstance(answer, dict):
+        raise InputError(name, "$.answer", f"expected an object or its JSON text, got {_type_name(answer)}")
+    if isinstance(labels, str):
+        labels = _parse_labels_text(labels, name, 2)
+    elif isinstance(labels, list):  # a Parquet map column: key/value pairs
+        labels = dict(labels)
+    submission = _audit_bytes(canonical(answer), name, max_bytes, max_depth)
+    found = _envelope_id(given, name)
+    return Answer(found or submission.input_sha256, _envelope_labels(labels, name), submission)
+
+
+def read_answer(record: Record, max_bytes: int, max_depth: int) -> Answer | Rejection:
+    """The answer of a record, or its rejection with the message ``check`` would print."""
+    name = f"{record.source}:{record.number}"
+    if record.oversize:
+        message = f"{name}: input is {record.oversize} bytes, over the limit of {max_bytes}"
+        return Rejection(record.source, record.number, None, message)
+    try:
+        if record.row is not None:
+            return _from_row(record, name, max_bytes, max_depth)
+        return _from_line(record, name, max_bytes, max_depth)
+    except InputError as e:
+        return Rejection(record.source, record.number, _fallback_id(record), e.diagnostics())
+
+
+def _fallback_id(record: Record) -> str | None:
+    """The id a rejected record would have had: the SHA-256 of a line, an envelope's own id."""
+    if record.row is not None:
+        given = record.row[0]
+        return given if isinstance(given, str) and 0 < len(given) <= MAX_ID_LENGTH else None
+    try:
+        document = json.loads(record.line)
+    except (ValueError, RecursionError):
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("answer"), dict):
+        given = document.get("id")
+        return given if isinstance(given, str) and 0 < len(given) <= MAX_ID_LENGTH else None
+    return hashlib.sha256(record.line).hexdigest()

@@ -1,0 +1,99 @@
+"""The Ray engine: one actor per worker, on a local Ray or an existing cluster.
+
+Each actor builds its collaborators once (a judge that loads a model loads it once
+per worker) and audits whole parts sent to it through the object store; at most two
+parts per actor are in flight. An actor whose process dies is restarted by Ray and
+its parts are retried (``max_restarts``, ``max_task_retries``); a part is pure, so a
+retry changes nothing. The results come back to the driver, which writes them, so
+the output directory needs no shared storage; the cache, the snapshots and any
+corpus or model must be readable at the same paths on every node.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from citeaudit.batch.engines import BatchError, Engine, Task
+from citeaudit.batch.parts import PartResult, audit_part
+from citeaudit.batch.wiring import WorkerSpec, build_auditor
+from citeaudit.errors import ConfigError
+
+__all__ = ["RETRIES", "RayEngine"]
+
+RETRIES = 3
+
+
+class PartWorker:
+    """The actor: collaborators built at start, then one call per part."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.auditor = build_auditor(spec)
+
+    def audit(self, task: Task) -> PartResult:
+        index, records = task
+        return audit_part(self.auditor, index, records)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def _ray() -> Any:
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--engine ray needs Ray: pip install 'citeaudit[ray]'") from None
+    return ray
+
+
+class RayEngine(Engine):
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        super().__init__(workers)
+        self.address = address
+
+    def run(self, spec: WorkerSpec, tasks: Iterator[Task], done: Callable[[PartResult], None]) -> None:
+        ray = _ray()
+        started = False
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+            try:
+                if self.address is not None:
+                    ray.init(address=self.address, **options)
+                else:
+                    ray.init(num_cpus=self.workers, include_dashboard=False, **options)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                raise ConfigError(f"cannot start or reach Ray ({self.address or 'local'}): {e}") from None
+            started = True
+        remote = ray.remote(num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES)(PartWorker)
+        actors = [remote.remote(spec) for _ in range(self.workers)]
+        load = [0] * self.workers
+        pending: dict[Any, int] = {}  # object ref → actor
+        exhausted = False
+        try:
+            while pending or not exhausted:
+                for a in range(self.workers):
+                    while not exhausted and load[a] < 2:
+                        task = next(tasks, None)
+                        if task is None:
+                            exhausted = True
+                            break
+                        pending[actors[a].audit.remote(task)] = a
+                        load[a] += 1
+                if not pending:
+                    break
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as e:
+                        raise BatchError(f"a Ray worker failed: {type(e).__name__}: {e}") from None
+                    load[pending.pop(ref)] -= 1
+                    done(result)
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+            if started:
+                ray.shutdown()

@@ -1,0 +1,183 @@
+"""The batch driver: fingerprint the inputs, open (or resume) the output directory,
+resolve missing DOIs once, run the parts that are not done, and write the summary."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from citeaudit import __version__
+from citeaudit.batch.answers import Answer, read_answer
+from citeaudit.batch.engines import Task, make_engine
+from citeaudit.batch.output import MANIFEST_VERSION, BatchDir
+from citeaudit.batch.parts import PartResult
+from citeaudit.batch.records import Record, fingerprint, read_records
+from citeaudit.batch.wiring import WorkerSpec, online_resolver
+from citeaudit.errors import ConfigError
+from citeaudit.model import DoiSource
+from citeaudit.resolve.interface import ResolutionStatus
+
+__all__ = ["BatchOptions", "BatchOutcome", "run_batch"]
+
+DEFAULT_PART_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    inputs: tuple[Path, ...]
+    out: Path
+    spec: WorkerSpec
+    engine: str = "local"
+    workers: int = 1
+    ray_address: str | None = None
+    part_size: int = DEFAULT_PART_SIZE
+    fresh: bool = False
+    mailto: str = ""
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    summary: dict[str, Any]
+    computed: int  # parts computed by this run (the others were done before it)
+
+
+def _parts(records: Iterator[Record], size: int) -> Iterator[Task]:
+    """Consecutive parts of ``size`` records in input order; only one part is held at a time."""
+    index, part = 0, []
+    for record in records:
+        part.append(record)
+        if len(part) == size:
+            yield index, part
+            index, part = index + 1, []
+    if part:
+        yield index, part
+
+
+class _Progress:
+    """answers done / total, rate and ETA on one line of stderr, only on a terminal."""
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream, self.total = stream, total
+        self.done = self.counted = 0
+        self.start = time.monotonic()
+        self.shown = 0.0
+        self.active = stream.isatty()
+
+    def skip(self, lines: int) -> None:
+        self.done += lines
+
+    def add(self, lines: int) -> None:
+        self.done += lines
+        self.counted += lines
+        now = time.monotonic()
+        if not self.active or now - self.shown < 0.2:
+            return
+        self.shown = now
+        rate = self.counted / max(now - self.start, 1e-9)
+        left = max(self.total - self.done, 0)
+        eta = f"{int(left / rate // 60)}m{int(left / rate % 60):02d}s" if rate > 0 else "?"
+        print(f"\rbatch: {self.done}/{self.total} answers, {rate:.0f}/s, ETA {eta}  ",
+              end="", file=self.stream, flush=True)  # fmt: skip
+
+    def close(self) -> None:
+        if self.active and self.shown:
+            print(file=self.stream)
+
+
+def _missing_dois(options: BatchOptions, box: BatchDir) -> list[str]:
+    """The DOIs of the answers of parts not yet done (what an audit would resolve)."""
+    from citeaudit.checks.doi import DOI_RE, normalize_doi
+
+    dois: set[str] = set()
+    spec = options.spec
+    for index, records in _parts(read_records(options.inputs, spec.max_input_bytes), options.part_size):
+        if box.is_done(index):
+            continue
+        for record in records:
+            answer = read_answer(record, spec.max_input_bytes, spec.max_depth)
+            if not isinstance(answer, Answer):
+                continue
+            sub = answer.submission
+            for citation in [c for claim in sub.claims for c in claim.citations] + list(sub.citations):
+                if isinstance(citation.source, DoiSource):
+                    doi = normalize_doi(citation.source.doi)
+                    if DOI_RE.match(doi):
+                        dois.add(doi)
+    return sorted(dois)
+
+
+def _resolve_first(options: BatchOptions, box: BatchDir, stderr: TextIO) -> WorkerSpec:
+    """Missing DOIs resolved once, here, before any worker starts; workers stay offline."""
+    spec = options.spec
+    if spec.offline:
+        return spec
+    from citeaudit.cli.common import Progress
+
+    dois = _missing_dois(options, box)
+    if not dois:
+        return spec
+    resolver = online_resolver(Path(spec.cache), options.mailto, Progress("resolving DOIs", stderr))
+    answers = resolver.resolve_many(dois)
+    unavailable = tuple(
+        (doi, answer)
+        for doi, answer in sorted(answers.items())
+        if answer.status is ResolutionStatus.UNAVAILABLE
+    )
+    return replace(spec, unavailable=unavailable)
+
+
+def _width(lines: int, part_size: int) -> int:
+    """Digits of part numbers: five, more when the inputs could make more parts."""
+    return max(5, len(str(max(0, -(-lines // part_size) - 1))))
+
+
+def run_batch(options: BatchOptions, stderr: TextIO | None = None) -> BatchOutcome:
+    stderr = stderr or sys.stderr
+    if not options.inputs:
+        raise ConfigError("no input files")
+    out = options.out.resolve()
+    for path in options.inputs:
+        if path.resolve().is_relative_to(out):
+            raise ConfigError(f"{path}: the input is inside the output directory {options.out}")
+    inputs = [fingerprint(path) for path in options.inputs]
+    lines = sum(i.lines for i in inputs)
+    manifest = {
+        "citeaudit": __version__,
+        "inputs": [i.to_json() for i in inputs],
+        "layout": MANIFEST_VERSION,
+        "part_size": options.part_size,
+        "settings": options.spec.fingerprint(),
+    }
+    width = _width(lines, options.part_size)
+    box = BatchDir.open(options.out, manifest, width, options.fresh)
+    engine = make_engine(options.engine, options.workers, options.ray_address)
+    spec = _resolve_first(options, box, stderr)
+    progress = _Progress(stderr, lines)
+    parts = 0
+    computed = 0
+
+    def todo() -> Iterator[Task]:
+        nonlocal parts
+        records = read_records(options.inputs, spec.max_input_bytes)
+        for index, part in _parts(records, options.part_size):
+            parts = index + 1
+            if box.is_done(index):
+                progress.skip(len(part))
+                continue
+            yield index, part
+
+    def done(result: PartResult) -> None:
+        nonlocal computed
+        box.write(result)
+        computed += 1
+        progress.add(int(result.state["answers"]) + len(result.state["rejected"]))
+
+    try:
+        engine.run(spec, todo(), done)
+    finally:
+        progress.close()
+    return BatchOutcome(box.finish(parts, spec.fail_on), computed)
