@@ -4,6 +4,7 @@ audits, through the polite resolver (and not at all with --offline)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,10 +71,10 @@ def test_a_bad_parquet_row_is_rejected_with_its_row_number(tmp_path: Path) -> No
 
 
 @pytest.fixture(scope="module")
-def registry() -> RegistryServer:
+def registry() -> Iterator[RegistryServer]:
     server = RegistryServer(shared_data("registry")).start()
     server.enforce_limits = True  # Crossref's announced limits: the resolver must keep within them
-    yield server  # type: ignore[misc]
+    yield server
     server.stop()
 
 

@@ -4,6 +4,7 @@ number of workers, and a run resumes, refuses another run's DIR and reads back i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,7 @@ from citeaudit.batch.parts import answer_exit_code
 from citeaudit.cli.check import exit_code
 from tests.batch.workload import (
     BAD_LINES,
-    GOLDEN,
+    Workload,
     audited_bytes,
     canonical,
     check_report,
@@ -29,7 +31,7 @@ from tests.batch.workload import (
     part_lines,
     tree,
 )
-from tests.conftest import ROOT, run_cli
+from tests.conftest import GOLDEN, ROOT, run_cli
 
 
 def _batch(w_jsonl: Path, out: Path, *args: str | Path) -> tuple[int, str, str]:
@@ -38,12 +40,12 @@ def _batch(w_jsonl: Path, out: Path, *args: str | Path) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def workload(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def workload(tmp_path_factory: pytest.TempPathFactory) -> Workload:
     return make_workload(tmp_path_factory.mktemp("batch"))
 
 
 @pytest.fixture(scope="module")
-def reference(workload, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
+def reference(workload: Workload, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("ref") / "out"
     code, stdout, stderr = _batch(
         workload.jsonl, out, "--offline", "--cache", workload.cache, "--sources", workload.sources,
@@ -54,7 +56,7 @@ def reference(workload, tmp_path_factory: pytest.TempPathFactory) -> Path:  # ty
     return out
 
 
-def test_every_report_is_the_one_check_writes(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_every_report_is_the_one_check_writes(workload: Workload, reference: Path, tmp_path: Path) -> None:
     lines = part_lines(reference)
     good = [line for line in workload.lines if line not in BAD_LINES]
     assert [entry["id"] for entry in lines] == [line_id(line) for line in good]
@@ -78,7 +80,7 @@ def test_every_report_is_the_one_check_writes(workload, reference: Path, tmp_pat
     assert b'"report":' + compact(report).encode("utf-8") + b"}" in first
 
 
-def exit_code_of(report: dict) -> int:  # type: ignore[type-arg]
+def exit_code_of(report: dict[str, Any]) -> int:
     return answer_exit_code(report, "error")
 
 
@@ -98,6 +100,7 @@ def test_golden_cases_give_check_s_reports(
     (entry,) = part_lines(Path("out"))
     checked_code, report, _ = check_report(line, tmp_path / "check", *options)
     assert checked_code == spec["exit"]
+    assert report is not None
     assert compact(entry["report"]) == compact(report)
     # And the golden report itself, but for the digest of the bytes read (one line, not the file).
     expected = json.loads((folder / "expected.json").read_text("utf-8"))
@@ -105,7 +108,9 @@ def test_golden_cases_give_check_s_reports(
     assert {**expected, "input_sha256": None} == {**entry["report"], "input_sha256": None}
 
 
-def test_bad_lines_are_rejected_with_check_s_message(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_lines_are_rejected_with_check_s_message(
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     rejected = [json.loads(line) for line in (reference / "rejected.jsonl").open("rb")]
     numbers = [i + 1 for i, line in enumerate(workload.lines) if line in BAD_LINES]
     assert [r["line"] for r in rejected] == numbers
@@ -115,10 +120,8 @@ def test_bad_lines_are_rejected_with_check_s_message(workload, reference: Path, 
         assert entry["input"] == str(workload.jsonl)
         where = f"{workload.jsonl}:{entry['line']}"
         document = None
-        try:
+        with contextlib.suppress(ValueError):
             document = json.loads(line)
-        except ValueError:
-            pass
         if isinstance(document, dict) and isinstance(document.get("answer"), dict):
             continue  # an envelope's own fields: checked below
         code, _, stderr = check_report(line, tmp_path, "--offline", "--cache", str(workload.cache))
@@ -166,7 +169,7 @@ def test_an_oversize_line_is_rejected_and_skipped(tmp_path: Path, monkeypatch: p
     assert len(part_lines(tmp_path / "out")) == 5
 
 
-def test_two_workers_write_the_same_bytes(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_workers_write_the_same_bytes(workload: Workload, reference: Path, tmp_path: Path) -> None:
     code, _, stderr = _batch(
         workload.jsonl, tmp_path / "out", "--offline", "--cache", workload.cache, "--sources", workload.sources,
         "--part-size", "7", "--workers", "2",
@@ -175,7 +178,9 @@ def test_two_workers_write_the_same_bytes(workload, reference: Path, tmp_path: P
     assert tree(tmp_path / "out") == tree(reference)
 
 
-def test_summary_and_stats_agree_with_the_reports(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_summary_and_stats_agree_with_the_reports(
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     summary = json.loads((reference / "summary.json").read_text("utf-8"))
     lines = part_lines(reference)
     assert (summary["answers"], summary["rejected"], summary["lines"]) == (46, 11, 57)
@@ -197,7 +202,9 @@ def test_summary_and_stats_agree_with_the_reports(workload, reference: Path, tmp
     assert json.loads(result.stdout) == summary["groups"]
 
 
-def test_a_part_left_half_written_is_computed_again(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_part_left_half_written_is_computed_again(
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     shutil.copytree(reference, out)
     (out / "parts" / "part-00003.json").unlink()  # killed between the part and its state
@@ -213,8 +220,8 @@ def test_a_part_left_half_written_is_computed_again(workload, reference: Path, t
 
 
 def test_another_run_into_the_same_dir_is_refused_unless_fresh(
-    workload, reference: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     shutil.copytree(reference, out)
     base = ["--offline", "--cache", str(workload.cache), "--sources", str(workload.sources)]
@@ -247,7 +254,9 @@ def test_another_run_into_the_same_dir_is_refused_unless_fresh(
     assert (stranger / "notes.txt").read_text() == "mine"
 
 
-def test_a_finished_run_run_again_computes_nothing(workload, reference: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_finished_run_run_again_computes_nothing(
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     shutil.copytree(reference, out)
     code, stdout, _ = _batch(
@@ -277,7 +286,7 @@ def test_exit_code_follows_the_worst_answer(tmp_path: Path) -> None:
     assert checked == 6
 
 
-def test_exit_code_of_a_report_is_check_s(workload, reference: Path) -> None:  # type: ignore[no-untyped-def]
+def test_exit_code_of_a_report_is_check_s(workload: Workload, reference: Path) -> None:
     from citeaudit.batch.wiring import WorkerSpec, build_auditor
     from citeaudit.formats import parse_bytes
     from citeaudit.report.json import report_to_dict
@@ -292,8 +301,8 @@ def test_exit_code_of_a_report_is_check_s(workload, reference: Path) -> None:  #
 
 
 def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(
-    workload, reference: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "citeaudit", "batch", str(workload.jsonl), "--out", str(out), "--offline",
             "--cache", str(workload.cache), "--sources", str(workload.sources), "--part-size", "7",

@@ -44,6 +44,7 @@ class BatchDir:
     def __init__(self, root: Path, width: int) -> None:
         self.root = root
         self.width = width
+        self._lock_fd: int | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -59,31 +60,54 @@ class BatchDir:
                 f"{root}: not empty and not a batch output directory (no manifest.json); "
                 "give an empty or new directory"
             )
-        if path.is_file():
-            old = path.read_bytes()
-            if old != _dump(manifest):
-                if not fresh:
-                    what = _difference(old, manifest)
-                    raise ConfigError(
-                        f"{root}: holds a batch run of other {what}; give --fresh to replace it, "
-                        "or another --out"
-                    )
-                for name in entries:
-                    if name in _OWN:
-                        target = root / name
-                        shutil.rmtree(target) if target.is_dir() else target.unlink()
-            elif fresh:
-                for name in ("reports", "parts", "rejected.jsonl", "summary.json"):
+        same = path.is_file() and path.read_bytes() == _dump(manifest)
+        if path.is_file() and not same and not fresh:
+            raise ConfigError(
+                f"{root}: holds a batch run of other {_difference(path.read_bytes(), manifest)}; "
+                "give --fresh to replace it, or another --out"
+            )
+        root.mkdir(parents=True, exist_ok=True)
+        box = cls(root, width)
+        box._lock()
+        try:
+            if fresh:
+                for name in _OWN:
                     target = root / name
                     if target.is_dir():
                         shutil.rmtree(target)
                     elif target.exists():
                         target.unlink()
-        (root / "reports").mkdir(parents=True, exist_ok=True)
-        (root / "parts").mkdir(exist_ok=True)
-        if not path.is_file() or path.read_bytes() != _dump(manifest):
-            atomic_write(path, _dump(manifest))
-        return cls(root, width)
+            (root / "reports").mkdir(exist_ok=True)
+            (root / "parts").mkdir(exist_ok=True)
+            for folder in (root, root / "reports", root / "parts"):
+                for stale in folder.glob(".tmp-*"):  # a write the last run was killed in
+                    stale.unlink(missing_ok=True)
+            if not path.is_file() or path.read_bytes() != _dump(manifest):
+                atomic_write(path, _dump(manifest))
+        except BaseException:
+            box.close()
+            raise
+        return box
+
+    def _lock(self) -> None:
+        """One run at a time per DIR: an advisory lock on the directory, released at exit."""
+        try:
+            import fcntl
+        except ImportError:  # not on every platform
+            return
+        fd = os.open(self.root, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ConfigError(f"{self.root}: another batch run is writing to it") from None
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        fd = getattr(self, "_lock_fd", None)
+        if fd is not None:
+            os.close(fd)
+            self._lock_fd = None
 
     # -- parts ---------------------------------------------------------------------
 

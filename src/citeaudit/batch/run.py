@@ -153,9 +153,13 @@ def run_batch(options: BatchOptions, stderr: TextIO | None = None) -> BatchOutco
         "settings": options.spec.fingerprint(),
     }
     width = _width(lines, options.part_size)
-    box = BatchDir.open(options.out, manifest, width, options.fresh)
     engine = make_engine(options.engine, options.workers, options.ray_address)
-    spec = _resolve_first(options, box, stderr)
+    box = BatchDir.open(options.out, manifest, width, options.fresh)
+    try:
+        spec = _resolve_first(options, box, stderr)
+    except BaseException:
+        box.close()
+        raise
     progress = _Progress(stderr, lines)
     parts = 0
     computed = 0
@@ -178,6 +182,7 @@ def run_batch(options: BatchOptions, stderr: TextIO | None = None) -> BatchOutco
 
     try:
         engine.run(spec, todo(), done)
+        return BatchOutcome(box.finish(parts, spec.fail_on), computed)
     finally:
         progress.close()
-    return BatchOutcome(box.finish(parts, spec.fail_on), computed)
+        box.close()

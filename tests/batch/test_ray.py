@@ -1,0 +1,156 @@
+"""``citeaudit batch --engine ray`` on a real local Ray cluster the tests start
+(two CPUs, no dashboard): the same DIR as the local engine; a worker killed by its pid
+and a driver killed with SIGKILL lose nothing and duplicate nothing after a rerun."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.batch.test_inputs import write_parquet
+from tests.batch.workload import Workload, make_workload, part_lines, tree
+from tests.conftest import ROOT, run_cli
+
+ray = pytest.importorskip("ray", reason="the Ray engine needs the ray extra")
+
+PART = "5"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A local Ray for this module; the drivers the tests start join it by its address."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield context.address_info["gcs_address"]
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def workload(tmp_path_factory: pytest.TempPathFactory) -> Workload:
+    return make_workload(tmp_path_factory.mktemp("ray"), count=90)
+
+
+def _args(w: Workload, out: Path, *extra: str) -> list[str]:
+    return ["batch", str(w.jsonl), "--out", str(out), "--offline", "--cache", str(w.cache), "--sources",
+            str(w.sources), "--part-size", PART, *extra]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def reference(workload: Workload, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ref") / "out"
+    result = run_cli(*_args(workload, out, "--workers", "2"))
+    assert result.code == 2, result.stderr
+    return out
+
+
+def test_ray_writes_the_local_engine_s_dir(
+    cluster: str, workload: Workload, reference: Path, tmp_path: Path
+) -> None:
+    result = run_cli(*_args(workload, tmp_path / "out", "--engine", "ray", "--workers", "2"))
+    assert result.code == 2, result.stderr
+    assert tree(tmp_path / "out") == tree(reference)
+    assert (tmp_path / "out" / "rejected.jsonl").read_bytes().count(b"\n") == 11
+
+
+def test_parquet_on_ray_gives_the_jsonl_reports(cluster: str, workload: Workload, tmp_path: Path) -> None:
+    import json
+
+    envelopes = [line for line in workload.lines if line.startswith(b"{") and b'"id": "a' in line]
+    jsonl, parquet = tmp_path / "e.jsonl", tmp_path / "e.parquet"
+    jsonl.write_bytes(b"\n".join(envelopes) + b"\n")
+    write_parquet(envelopes, parquet)
+    base = [
+        "--offline",
+        "--cache",
+        str(workload.cache),
+        "--sources",
+        str(workload.sources),
+        "--part-size",
+        PART,
+    ]
+    a = run_cli("batch", jsonl, "--out", tmp_path / "a", *base)
+    b = run_cli("batch", parquet, "--out", tmp_path / "b", "--engine", "ray", "--workers", "2", *base)
+    assert (a.code, b.code) == (1, 1), b.stderr
+    reports = {k: v for k, v in tree(tmp_path / "a").items() if k.startswith("reports/")}
+    assert reports == {k: v for k, v in tree(tmp_path / "b").items() if k.startswith("reports/")}
+    assert [json.loads(e)["id"] for e in envelopes] == [e["id"] for e in part_lines(tmp_path / "b")]
+
+
+def _driver(cluster: str, w: Workload, out: Path) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "citeaudit", *_args(w, out, "--engine", "ray", "--workers", "2",
+                                                       "--ray-address", cluster)]  # fmt: skip
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for_parts(out: Path, proc: subprocess.Popen[bytes], count: int) -> int:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = len(list((out / "parts").glob("part-*.json")))
+        if done >= count:
+            return done
+        time.sleep(0.005)
+    raise AssertionError(f"the driver ended or stalled before {count} parts: {proc.poll()}")
+
+
+def _worker_pids() -> list[int]:
+    """Processes of the batch's actors (Ray names them after the actor class)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b"ray::PartWorker"):
+            pids.append(int(entry.name))
+    return sorted(pids)
+
+
+def _ids(out: Path) -> list[Any]:
+    return [e["id"] for e in part_lines(out)]
+
+
+def test_a_worker_killed_by_pid_loses_nothing(
+    cluster: str, workload: Workload, reference: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    proc = _driver(cluster, workload, out)
+    _wait_for_parts(out, proc, 2)
+    pids = _worker_pids()
+    assert pids, "no actor process found"
+    os.kill(pids[0], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode != 2:  # the retries were spent: a rerun finishes the run
+        assert b"run the same command again to finish" in stderr, stderr
+        result = run_cli(*_args(workload, out, "--engine", "ray", "--workers", "2"))
+        assert result.code == 2, result.stderr
+    assert _ids(out) == _ids(reference)
+    assert tree(out) == tree(reference)
+
+
+def test_a_driver_killed_with_sigkill_is_finished_by_a_rerun(
+    cluster: str, workload: Workload, reference: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    proc = _driver(cluster, workload, out)
+    _wait_for_parts(out, proc, 3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = len(list((out / "parts").glob("part-*.json")))
+    total = len(list((reference / "parts").glob("part-*.json")))
+    assert done < total, "the driver finished before it was killed"
+    result = run_cli(*_args(workload, out, "--engine", "ray", "--workers", "2"))
+    assert result.code == 2, result.stderr
+    assert f"computed={total - done} " in result.stdout
+    assert _ids(out) == _ids(reference)
+    assert tree(out) == tree(reference)
