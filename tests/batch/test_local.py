@@ -317,10 +317,51 @@ def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(
     proc.wait()
     done = len(list((out / "parts").glob("part-*.json")))
     assert done >= 1
+    # Its worker processes (forked: the same command line) end too, rather than wait forever.
+    deadline = time.monotonic() + 10
+    while _processes_writing_to(out) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_writing_to(out) == []
     code, stdout, _ = _batch(
         workload.jsonl, out, "--offline", "--cache", workload.cache, "--sources", workload.sources,
         "--part-size", "7",
     )  # fmt: skip
     assert code == 2
     assert f"computed={9 - done} " in stdout
+    assert tree(out) == tree(reference)
+
+
+def _processes_writing_to(out: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if str(out).encode() in cmdline and b"batch" in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def test_one_run_at_a_time_holds_a_dir(workload: Workload, reference: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    holder = subprocess.Popen(  # another driver, holding DIR's lock as a run does
+        [sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+         "fcntl.lockf(fd, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()", str(out / ".lock")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == b"locked\n"
+        code, _, stderr = _batch(workload.jsonl, out, "--offline", "--cache", workload.cache, "--sources",
+                                 workload.sources, "--part-size", "7")  # fmt: skip
+        assert code == 2
+        assert stderr == f"citeaudit: error: {out}: another batch run is writing to it\n"
+    finally:
+        holder.communicate(b"")
+    code, _, _ = _batch(workload.jsonl, out, "--offline", "--cache", workload.cache, "--sources",
+                        workload.sources, "--part-size", "7")  # fmt: skip
+    assert code == 2
     assert tree(out) == tree(reference)

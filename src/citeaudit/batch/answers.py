@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from citeaudit.batch.records import Record
 from citeaudit.errors import InputError
-from citeaudit.formats import parse_bytes
+from citeaudit.formats import parse_bytes, parse_document
 from citeaudit.formats.jsonload import json_path, load_json_bytes
 from citeaudit.model import Submission
 
@@ -91,15 +91,19 @@ def _audit_bytes(data: bytes, name: str, max_bytes: int, max_depth: int) -> Subm
 
 
 def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Answer:
-    # One level more than an answer may have, so that an envelope's answer gets the full depth.
-    try:
-        document = load_json_bytes(record.line, name, max_depth + 1)
+    try:  # parse_bytes's own steps, as check reads a file: bounded JSON, then the format
+        document = load_json_bytes(record.line, name, max_depth)
     except InputError:
-        parse_bytes(record.line, name, max_depth=max_depth)  # check's own message for a bare answer
-        raise
-    if not (isinstance(document, dict) and isinstance(document.get("answer"), dict)):
-        submission = parse_bytes(record.line, name, max_depth=max_depth)  # exactly as check reads it
-        return Answer(submission.input_sha256, {}, submission)
+        try:  # an envelope's answer may use the full depth, one level down
+            document = load_json_bytes(record.line, name, max_depth + 1)
+        except InputError:
+            document = None
+        if not _is_envelope(document):
+            raise
+    if not _is_envelope(document):
+        submission = parse_document(document, name)
+        digest = hashlib.sha256(record.line).hexdigest()
+        return Answer(digest, {}, replace(submission, input_sha256=digest))
     unknown = sorted(set(document) - set(_ENVELOPE_KEYS))
     if unknown:
         raise InputError(name, json_path([unknown[0]]), "unknown field (an envelope has id, answer, labels)")
@@ -107,6 +111,10 @@ def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Ans
     labels = _envelope_labels(document.get("labels"), name)
     submission = _audit_bytes(canonical(document["answer"]), name, max_bytes, max_depth)
     return Answer(given or submission.input_sha256, labels, submission)
+
+
+def _is_envelope(document: Any) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("answer"), dict)
 
 
 def _parse_labels_text(value: str, name: str, max_depth: int) -> Any:

@@ -33,7 +33,7 @@ from citeaudit.resolve.cache import atomic_write
 __all__ = ["MANIFEST_VERSION", "BatchDir", "batch_reports"]
 
 MANIFEST_VERSION = 1
-_OWN = ("manifest.json", "reports", "parts", "rejected.jsonl", "summary.json")
+_OWN = ("manifest.json", "reports", "parts", "rejected.jsonl", "summary.json", ".lock")
 
 
 def _dump(value: Any) -> bytes:
@@ -54,7 +54,7 @@ class BatchDir:
         path = root / "manifest.json"
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root}: exists and is not a directory")
-        entries = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
+        entries = sorted(p.name for p in root.iterdir() if p.name != ".lock") if root.is_dir() else []
         if entries and not path.is_file():
             raise ConfigError(
                 f"{root}: not empty and not a batch output directory (no manifest.json); "
@@ -71,7 +71,7 @@ class BatchDir:
         box._lock()
         try:
             if fresh:
-                for name in _OWN:
+                for name in _OWN[:-1]:
                     target = root / name
                     if target.is_dir():
                         shutil.rmtree(target)
@@ -90,15 +90,16 @@ class BatchDir:
         return box
 
     def _lock(self) -> None:
-        """One run at a time per DIR: an advisory lock on the directory, released at exit."""
+        """One run at a time per DIR: a POSIX lock on ``DIR/.lock`` (not inherited by forked
+        workers, released when the driver ends however it ends)."""
         try:
             import fcntl
         except ImportError:  # not on every platform
             return
-        fd = os.open(self.root, os.O_RDONLY)
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
             os.close(fd)
             raise ConfigError(f"{self.root}: another batch run is writing to it") from None
         self._lock_fd = fd

@@ -11,6 +11,9 @@ pure, so computing it twice changes nothing).
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -18,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from citeaudit.batch.engines import BatchError, Engine, Task
 from citeaudit.batch.parts import PartResult, audit_part
 from citeaudit.batch.wiring import Auditor, WorkerSpec, build_auditor
+from citeaudit.parallel import can_fork
 
 __all__ = ["LocalEngine"]
 
@@ -25,8 +29,16 @@ _AUDITOR: Auditor | None = None
 RESTARTS = 3
 
 
-def _start(spec: WorkerSpec) -> None:
+def _watch_parent(parent: int) -> None:
+    """A worker whose driver is gone (killed with SIGKILL) ends instead of waiting forever."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _start(spec: WorkerSpec, parent: int) -> None:
     global _AUDITOR
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     _AUDITOR = build_auditor(spec)
 
 
@@ -43,15 +55,19 @@ class LocalEngine(Engine):
             for index, records in tasks:
                 done(audit_part(auditor, index, records))
             return
-        # spawn: the driver may hold threads (the resolver's) that a fork would copy mid-flight.
-        context = multiprocessing.get_context("spawn")
+        # fork is cheap (nothing to import again); spawn when the driver holds threads (the
+        # online resolver's) that a fork would copy mid-flight, or where there is no fork.
+        alone = threading.active_count() == 1
+        context = multiprocessing.get_context("fork" if alone and can_fork() else "spawn")
         window = 2 * self.workers
         pending: dict[Future[PartResult], Task] = {}
         retry: list[Task] = []
         restarts = 0
         exhausted = False
         while True:
-            pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start, initargs=(spec,))
+            pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_start, initargs=(spec, os.getpid())
+            )
             try:
                 for task in retry:
                     pending[pool.submit(_work, task)] = task
