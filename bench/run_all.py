@@ -1,7 +1,8 @@
 """Run every benchmark and record the results in bench/RESULTS.md.
 
-``python -m bench.run_all [--quick] [NAME ...]`` (names below): --quick shrinks every
-workload tenfold (a smoke run; its numbers are not recorded); names pick benchmarks.
+``python -m bench.run_all [--quick] [--batch-answers=N] [--batch-shell-loop=N] [NAME ...]`` (names
+below): --quick shrinks every workload tenfold (a smoke run; its numbers are not recorded); names pick
+benchmarks; the --batch-… options set the scale of ``batch`` (100,000 answers, 1,000 in the loop of check).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import sys
 
 from bench import (
+    batch_throughput,
     accuracy,
     check_throughput,
     hostile_input,
@@ -38,15 +40,22 @@ BENCHMARKS = {
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),
     "accuracy": ("Verdict accuracy: careful citations of real records, fabricated references", accuracy),
+    "batch": ("`citeaudit batch`: local and Ray engines against a loop of `check`", batch_throughput),
 }
 
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
+    scale = {
+        key: int(a.split("=", 1)[1])
+        for a in argv
+        for flag, key in (("--batch-answers=", "answers"), ("--batch-shell-loop=", "shell_loop"))
+        if a.startswith(flag)
+    }
     chosen = [a for a in argv if not a.startswith("--")] or list(BENCHMARKS)
     for name in chosen:
         title, module = BENCHMARKS[name]
-        result = module.run(quick=quick)
+        result = batch_throughput.run(quick=quick, **scale) if name == "batch" else module.run(quick=quick)
         print(json.dumps(result, indent=2))
         if not quick:
             write_section(name, title, module.markdown(result))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -110,17 +110,17 @@ def _missing_dois(options: BatchOptions, box: BatchDir) -> list[str]:
     return sorted(dois)
 
 
-def _resolve_first(options: BatchOptions, box: BatchDir, stderr: TextIO) -> WorkerSpec:
+def _resolve_first(
+    options: BatchOptions, box: BatchDir, progress: Callable[[int, int], None] | None
+) -> WorkerSpec:
     """Missing DOIs resolved once, here, before any worker starts; workers stay offline."""
     spec = options.spec
     if spec.offline:
         return spec
-    from citeaudit.cli.common import Progress
-
     dois = _missing_dois(options, box)
     if not dois:
         return spec
-    resolver = online_resolver(Path(spec.cache), options.mailto, Progress("resolving DOIs", stderr))
+    resolver = online_resolver(Path(spec.cache), options.mailto, progress)
     answers = resolver.resolve_many(dois)
     unavailable = tuple(
         (doi, answer)
@@ -135,7 +135,13 @@ def _width(lines: int, part_size: int) -> int:
     return max(5, len(str(max(0, -(-lines // part_size) - 1))))
 
 
-def run_batch(options: BatchOptions, stderr: TextIO | None = None) -> BatchOutcome:
+def run_batch(
+    options: BatchOptions,
+    stderr: TextIO | None = None,
+    resolve_progress: Callable[[int, int], None] | None = None,
+) -> BatchOutcome:
+    """Run (or finish) a batch; progress on ``stderr`` when it is a terminal, and the online
+    resolver's ``(done, total)`` reported to ``resolve_progress``."""
     stderr = stderr or sys.stderr
     if not options.inputs:
         raise ConfigError("no input files")
@@ -156,7 +162,7 @@ def run_batch(options: BatchOptions, stderr: TextIO | None = None) -> BatchOutco
     engine = make_engine(options.engine, options.workers, options.ray_address)
     box = BatchDir.open(options.out, manifest, width, options.fresh)
     try:
-        spec = _resolve_first(options, box, stderr)
+        spec = _resolve_first(options, box, resolve_progress)
     except BaseException:
         box.close()
         raise

@@ -11,8 +11,9 @@ from citeaudit.batch import BatchOptions, WorkerSpec, run_batch
 from citeaudit.batch.engines import ENGINES
 from citeaudit.batch.run import DEFAULT_PART_SIZE
 from citeaudit.cli.check import _severity_pair
-from citeaudit.cli.common import Parser, add_store_options, positive
+from citeaudit.cli.common import Parser, Progress, add_store_options, positive
 from citeaudit.config import FAIL_ON, Config, load_config
+from citeaudit.parallel import available_cpus
 
 __all__ = ["add_parser", "run"]
 
@@ -30,7 +31,9 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     batch.add_argument("--out", type=Path, required=True, metavar="DIR", help="the output directory")
     batch.add_argument("--engine", choices=ENGINES, default="local", help="where the audits run [local]")
-    batch.add_argument("--workers", type=positive, default=1, help="worker processes or Ray actors [1]")
+    batch.add_argument(
+        "--workers", type=positive, help="worker processes or Ray actors [the number of CPUs of this machine]"
+    )
     batch.add_argument("--ray-address", help="an existing Ray cluster (with --engine ray) [a local Ray]")
     batch.add_argument(
         "--part-size",
@@ -115,13 +118,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         out=args.out,
         spec=_spec(config),
         engine=args.engine,
-        workers=args.workers,
+        workers=args.workers or available_cpus(),
         ray_address=args.ray_address,
         part_size=args.part_size,
         fresh=args.fresh,
         mailto=config.mailto,
     )
-    outcome = run_batch(options, stderr)
+    outcome = run_batch(options, stderr, Progress("resolving DOIs", stderr))
     summary = outcome.summary
     decisions = " ".join(f"{k}={v}" for k, v in summary["totals"]["reports_by_decision"].items())
     print(

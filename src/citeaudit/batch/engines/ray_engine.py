@@ -88,8 +88,11 @@ class RayEngine(Engine):
                 for ref in ready:
                     try:
                         result = ray.get(ref)
-                    except ray.exceptions.RayError as e:
-                        raise BatchError(f"a Ray worker failed: {type(e).__name__}: {e}") from None
+                    except ray.exceptions.RayTaskError as e:  # the part itself raised: as if local
+                        raise e.as_instanceof_cause() from None
+                    except ray.exceptions.RayError as e:  # an actor or an object lost beyond retries
+                        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                        raise BatchError(f"a Ray worker was lost ({type(e).__name__}: {first})") from None
                     load[pending.pop(ref)] -= 1
                     done(result)
         finally:
