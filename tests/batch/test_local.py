@@ -5,8 +5,10 @@ number of workers, and a run resumes, refuses another run's DIR and reads back i
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -365,3 +367,24 @@ def test_one_run_at_a_time_holds_a_dir(workload: Workload, reference: Path, tmp_
                         workload.sources, "--part-size", "7")  # fmt: skip
     assert code == 2
     assert tree(out) == tree(reference)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_line(workload: Workload, tmp_path: Path) -> None:
+    from citeaudit.batch import BatchOptions, WorkerSpec, run_batch
+
+    spec = WorkerSpec(cache=str(workload.cache), sources=str(workload.sources))
+    stderr = _Terminal()
+    outcome = run_batch(BatchOptions((workload.jsonl,), tmp_path / "out", spec, part_size=7), stderr)
+    assert outcome.computed == 9
+    shown = stderr.getvalue()
+    assert shown.startswith("\rbatch: ")
+    assert re.search(r"\rbatch: \d+/57 answers, \d+/s, ETA \d+m\d\ds  ", shown)
+    assert shown.endswith("\n")
+    piped = io.StringIO()
+    run_batch(BatchOptions((workload.jsonl,), tmp_path / "out2", spec, part_size=7), piped)
+    assert piped.getvalue() == ""
