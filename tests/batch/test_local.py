@@ -388,3 +388,28 @@ def test_a_terminal_gets_a_progress_line(workload: Workload, tmp_path: Path) -> 
     piped = io.StringIO()
     run_batch(BatchOptions((workload.jsonl,), tmp_path / "out2", spec, part_size=7), piped)
     assert piped.getvalue() == ""
+
+
+def test_stats_reads_a_batch_dir_as_untrusted_input(
+    workload: Workload, reference: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    part = out / "reports" / "part-00001.jsonl"
+    lines = part.read_bytes().split(b"\n")
+    entry = json.loads(lines[2])
+    entry["report"]["decision"] = "approved"
+    lines[2] = compact(entry).encode("utf-8")
+    part.write_bytes(b"\n".join(lines))
+    result = run_cli("stats", out)
+    assert result.code == 2
+    assert result.stderr == (
+        f"citeaudit: error: {part}:3: $.report.decision: expected 'reject', 'manual_review', "
+        "'regenerate_or_abstain' or 'accept', got 'approved'\n"
+    )
+    result = run_cli("stats", tmp_path)
+    assert result.code == 2
+    assert (
+        result.stderr
+        == f"citeaudit: error: {tmp_path}: not an output directory of citeaudit batch (no manifest.json)\n"
+    )
