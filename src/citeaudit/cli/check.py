@@ -15,9 +15,13 @@ from citeaudit.cli.common import (
     Progress,
     add_cache_option,
     add_corpus_option,
+    add_fail_on_option,
     add_format_options,
     add_judge_options,
     add_mailto_option,
+    add_min_quote_length_option,
+    add_offline_option,
+    add_severity_option,
     add_sources_option,
     add_store_options,
     effective_config,
@@ -25,23 +29,16 @@ from citeaudit.cli.common import (
     refuse_to_overwrite,
     write_file,
 )
-from citeaudit.config import FAIL_ON, Config
+from citeaudit.config import Config
 from citeaudit.errors import ConfigError
 from citeaudit.formats import load_submission, submission_from_bytes
-from citeaudit.model import Decision, Report, Severity, Submission
+from citeaudit.model import Decision, Report, Submission
 from citeaudit.report.formats import RenderContext, ReportFormat, render
 from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
 from citeaudit.util.jsonload import read_stream
 from citeaudit.wiring import build_auditor, open_evidence
 
 __all__ = ["EXIT_MANUAL_REVIEW", "EXIT_REGENERATE", "add_parser", "exit_code", "run"]
-
-
-def _severity_pair(value: str) -> tuple[str, str]:
-    code, sep, level = value.partition("=")
-    if not sep or not code or not level:
-        raise argparse.ArgumentTypeError(f"expected CODE=LEVEL, got {value!r}")
-    return code.strip(), level.strip()
 
 
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -55,29 +52,13 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     add_cache_option(check)
     add_sources_option(check)
     add_corpus_option(check)
-    check.add_argument(
-        "--offline",
-        action="store_true",
-        default=None,
-        help="never touch the network; a cache miss is E_NOT_CACHED [CITEAUDIT_OFFLINE]",
-    )
+    add_offline_option(check)
     add_mailto_option(check)
     check.add_argument(
         "--out", type=Path, help="where to write the report; - prints it [CITEAUDIT_OUT; ./report.json]"
     )
-    check.add_argument(
-        "--min-quote-length",
-        type=positive,
-        help="shortest quote accepted, in normalised characters [CITEAUDIT_MIN_QUOTE_LENGTH; 30]",
-    )
-    check.add_argument(
-        "--severity",
-        type=_severity_pair,
-        action="append",
-        default=[],
-        metavar="CODE=LEVEL",
-        help=f"change the severity of a finding code ({', '.join(s.value for s in Severity)}); repeatable",
-    )
+    add_min_quote_length_option(check)
+    add_severity_option(check)
     check.add_argument(
         "--jobs",
         type=positive,
@@ -97,12 +78,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="apply the reviews recorded in the store (--store, --scope) for this exact submission "
         "[CITEAUDIT_REVIEWS]",
     )
-    check.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        help="what the exit code follows: deterministic findings (error) or the decision "
-        "[CITEAUDIT_FAIL_ON; error]",
-    )
+    add_fail_on_option(check)
     add_store_options(check)
     check.set_defaults(func=run)
 

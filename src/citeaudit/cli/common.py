@@ -12,8 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.config import Config, load_config
+from citeaudit.config import FAIL_ON, Config, load_config
 from citeaudit.errors import ConfigError
+from citeaudit.model import Severity
 from citeaudit.semantic.factory import JUDGE_SPECS
 from citeaudit.util.atomic import atomic_write
 
@@ -29,10 +30,14 @@ __all__ = [
     "add_cache_option",
     "add_config_option",
     "add_corpus_option",
+    "add_fail_on_option",
     "add_format_options",
     "add_judge_option",
     "add_judge_options",
     "add_mailto_option",
+    "add_min_quote_length_option",
+    "add_offline_option",
+    "add_severity_option",
     "add_sources_option",
     "add_store_option",
     "add_store_options",
@@ -41,6 +46,7 @@ __all__ = [
     "positive",
     "print_json",
     "refuse_to_overwrite",
+    "severity_pair",
     "write_file",
 ]
 
@@ -113,6 +119,50 @@ def add_corpus_option(parser: argparse.ArgumentParser) -> None:
 def add_mailto_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mailto", help="contact address for the registries' polite pools [CITEAUDIT_MAILTO]"
+    )
+
+
+def add_offline_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=None,
+        help="never touch the network; a cache miss is E_NOT_CACHED [CITEAUDIT_OFFLINE]",
+    )
+
+
+def add_min_quote_length_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--min-quote-length",
+        type=positive,
+        help="shortest quote accepted, in normalised characters [CITEAUDIT_MIN_QUOTE_LENGTH; 30]",
+    )
+
+
+def severity_pair(value: str) -> tuple[str, str]:
+    code, sep, level = value.partition("=")
+    if not sep or not code or not level:
+        raise argparse.ArgumentTypeError(f"expected CODE=LEVEL, got {value!r}")
+    return code.strip(), level.strip()
+
+
+def add_severity_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--severity",
+        type=severity_pair,
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help=f"change the severity of a finding code ({', '.join(s.value for s in Severity)}); repeatable",
+    )
+
+
+def add_fail_on_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        help="what the exit code follows: deterministic findings (error) or the decision "
+        "[CITEAUDIT_FAIL_ON; error]",
     )
 
 
