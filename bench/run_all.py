@@ -11,8 +11,8 @@ import json
 import sys
 
 from bench import (
-    batch_throughput,
     accuracy,
+    batch_throughput,
     check_throughput,
     hostile_input,
     html_report,

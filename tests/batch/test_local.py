@@ -289,11 +289,13 @@ def test_exit_code_follows_the_worst_answer(tmp_path: Path) -> None:
 
 
 def test_exit_code_of_a_report_is_check_s(workload: Workload, reference: Path) -> None:
-    from citeaudit.batch.wiring import WorkerSpec, build_auditor
+    from citeaudit.batch.wiring import WorkerSpec, build_worker
+    from citeaudit.config import Config
     from citeaudit.formats import parse_bytes
     from citeaudit.report.json import report_to_dict
 
-    auditor = build_auditor(WorkerSpec(cache=str(workload.cache), sources=str(workload.sources)))
+    config = Config(cache=workload.cache, sources=workload.sources, offline=True)
+    auditor = build_worker(WorkerSpec(config))
     for line in workload.lines:
         if line in BAD_LINES:
             continue
@@ -376,8 +378,9 @@ class _Terminal(io.StringIO):
 
 def test_a_terminal_gets_a_progress_line(workload: Workload, tmp_path: Path) -> None:
     from citeaudit.batch import BatchOptions, WorkerSpec, run_batch
+    from citeaudit.config import Config
 
-    spec = WorkerSpec(cache=str(workload.cache), sources=str(workload.sources))
+    spec = WorkerSpec(Config(cache=workload.cache, sources=workload.sources, offline=True))
     stderr = _Terminal()
     outcome = run_batch(BatchOptions((workload.jsonl,), tmp_path / "out", spec, part_size=7), stderr)
     assert outcome.computed == 9

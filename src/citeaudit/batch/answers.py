@@ -21,8 +21,8 @@ from typing import Any
 from citeaudit.batch.records import Record
 from citeaudit.errors import InputError
 from citeaudit.formats import parse_bytes, parse_document
-from citeaudit.formats.jsonload import json_path, load_json_bytes
 from citeaudit.model import Submission
+from citeaudit.util.jsonload import json_path, load_json_bytes
 
 __all__ = ["MAX_ID_LENGTH", "Answer", "Rejection", "read_answer"]
 

@@ -25,10 +25,10 @@ from typing import Any
 
 from citeaudit.batch.parts import PartResult, compact, worst_exit_code
 from citeaudit.errors import ConfigError, InputError
-from citeaudit.formats.jsonload import DEFAULT_MAX_BYTES, load_json_bytes
 from citeaudit.report.read import checked_report
 from citeaudit.report.stats import Tally
-from citeaudit.resolve.cache import atomic_write
+from citeaudit.util.atomic import atomic_write
+from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, load_json_bytes
 
 __all__ = ["MANIFEST_VERSION", "BatchDir", "batch_reports"]
 

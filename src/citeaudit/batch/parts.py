@@ -15,7 +15,7 @@ from typing import Any
 
 from citeaudit.batch.answers import Rejection, read_answer
 from citeaudit.batch.records import Record
-from citeaudit.batch.wiring import Auditor
+from citeaudit.batch.wiring import Worker
 from citeaudit.errors import CiteauditError
 from citeaudit.report.json import report_to_dict
 from citeaudit.report.stats import Tally
@@ -50,7 +50,7 @@ class PartResult:
     state: dict[str, Any]  # rejections and counts, kept beside the part for the summary
 
 
-def audit_part(auditor: Auditor, index: int, records: Sequence[Record]) -> PartResult:
+def audit_part(auditor: Worker, index: int, records: Sequence[Record]) -> PartResult:
     spec = auditor.spec
     lines: list[str] = []
     rejected: list[dict[str, Any]] = []

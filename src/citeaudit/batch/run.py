@@ -10,16 +10,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit import __version__
 from citeaudit.batch.answers import Answer, read_answer
 from citeaudit.batch.engines import Task, make_engine
 from citeaudit.batch.output import MANIFEST_VERSION, BatchDir
 from citeaudit.batch.parts import PartResult
 from citeaudit.batch.records import Record, fingerprint, read_records
-from citeaudit.batch.wiring import WorkerSpec, online_resolver
+from citeaudit.batch.wiring import WorkerSpec, driver_resolver
 from citeaudit.errors import ConfigError
-from citeaudit.model import DoiSource
+from citeaudit.identifiers.registry import resolver_key
 from citeaudit.resolve.interface import ResolutionStatus
+from citeaudit.util.version import __version__
 
 __all__ = ["BatchOptions", "BatchOutcome", "run_batch"]
 
@@ -36,7 +36,6 @@ class BatchOptions:
     ray_address: str | None = None
     part_size: int = DEFAULT_PART_SIZE
     fresh: bool = False
-    mailto: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,10 @@ class _Progress:
             print(file=self.stream)
 
 
-def _missing_dois(options: BatchOptions, box: BatchDir) -> list[str]:
-    """The DOIs of the answers of parts not yet done (what an audit would resolve)."""
-    from citeaudit.checks.doi import DOI_RE, normalize_doi
-
-    dois: set[str] = set()
+def _missing_keys(options: BatchOptions, box: BatchDir) -> list[str]:
+    """The registry keys (DOIs, arXiv ids) of the answers of parts not yet done: what their audits
+    would resolve."""
+    keys: set[str] = set()
     spec = options.spec
     for index, records in _parts(read_records(options.inputs, spec.max_input_bytes), options.part_size):
         if box.is_done(index):
@@ -103,11 +101,10 @@ def _missing_dois(options: BatchOptions, box: BatchDir) -> list[str]:
                 continue
             sub = answer.submission
             for citation in [c for claim in sub.claims for c in claim.citations] + list(sub.citations):
-                if isinstance(citation.source, DoiSource):
-                    doi = normalize_doi(citation.source.doi)
-                    if DOI_RE.match(doi):
-                        dois.add(doi)
-    return sorted(dois)
+                key = resolver_key(citation.source)
+                if key is not None:
+                    keys.add(key)
+    return sorted(keys)
 
 
 def _resolve_first(
@@ -115,13 +112,12 @@ def _resolve_first(
 ) -> WorkerSpec:
     """Missing DOIs resolved once, here, before any worker starts; workers stay offline."""
     spec = options.spec
-    if spec.offline:
+    if spec.config.offline:
         return spec
-    dois = _missing_dois(options, box)
-    if not dois:
+    keys = _missing_keys(options, box)
+    if not keys:
         return spec
-    resolver = online_resolver(Path(spec.cache), options.mailto, progress)
-    answers = resolver.resolve_many(dois)
+    answers = driver_resolver(spec.config, progress).resolve_many(keys)
     unavailable = tuple(
         (doi, answer)
         for doi, answer in sorted(answers.items())

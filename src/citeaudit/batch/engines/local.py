@@ -20,12 +20,12 @@ from concurrent.futures.process import BrokenProcessPool
 
 from citeaudit.batch.engines import BatchError, Engine, Task
 from citeaudit.batch.parts import PartResult, audit_part
-from citeaudit.batch.wiring import Auditor, WorkerSpec, build_auditor
+from citeaudit.batch.wiring import Worker, WorkerSpec, build_worker
 from citeaudit.parallel import can_fork
 
 __all__ = ["LocalEngine"]
 
-_AUDITOR: Auditor | None = None
+_AUDITOR: Worker | None = None
 RESTARTS = 3
 
 
@@ -39,7 +39,7 @@ def _watch_parent(parent: int) -> None:
 def _start(spec: WorkerSpec, parent: int) -> None:
     global _AUDITOR
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    _AUDITOR = build_auditor(spec)
+    _AUDITOR = build_worker(spec)
 
 
 def _work(task: Task) -> PartResult:
@@ -51,7 +51,7 @@ def _work(task: Task) -> PartResult:
 class LocalEngine(Engine):
     def run(self, spec: WorkerSpec, tasks: Iterator[Task], done: Callable[[PartResult], None]) -> None:
         if self.workers == 1:
-            auditor = build_auditor(spec)
+            auditor = build_worker(spec)
             for index, records in tasks:
                 done(audit_part(auditor, index, records))
             return

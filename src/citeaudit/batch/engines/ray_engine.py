@@ -18,7 +18,7 @@ from typing import Any
 
 from citeaudit.batch.engines import BatchError, Engine, Task
 from citeaudit.batch.parts import PartResult, audit_part
-from citeaudit.batch.wiring import WorkerSpec, build_auditor
+from citeaudit.batch.wiring import WorkerSpec, build_worker
 from citeaudit.errors import ConfigError
 
 __all__ = ["RETRIES", "RayEngine"]
@@ -30,7 +30,7 @@ class PartWorker:
     """The actor: collaborators built at start, then one call per part."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        self.auditor = build_auditor(spec)
+        self.auditor = build_worker(spec)
 
     def audit(self, task: Task) -> PartResult:
         index, records = task
