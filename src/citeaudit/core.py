@@ -280,6 +280,9 @@ class _Context:
             "source_id": source_id,
             "title": stored.title,
         }
+        if stored.revisions == 0:  # registered, never ingested: nothing to check against, nothing removed
+            message = f"source {source_id!r} is registered but has no revision yet; nothing to check against"
+            return [_Checked([make("E_SOURCE_EMPTY", message)], record=summary) for _ in citations]
         if current is None or current.text is None:
             message = f"source {source_id!r} was removed from the store; its citations are no longer valid"
             return [_Checked([make("E_SOURCE_REVOKED", message)], record=summary) for _ in citations]

@@ -147,6 +147,9 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo("E_VERSION_MISMATCH", _E, _WRONG, "The cited version or revision is not the current one."),
         CodeInfo("E_DIGEST_MISMATCH", _E, _WRONG, "The cited content digest is not the text's digest."),
         CodeInfo("E_SOURCE_REVOKED", _E, _WRONG, "The cited source was removed from the store."),
+        CodeInfo(
+            "E_SOURCE_EMPTY", _E, _UN, "The cited source is registered but no text was ever ingested for it."
+        ),
         CodeInfo("E_RANGE_INVALID", _E, _WRONG, "The [start, end) range is not a range of the text."),
         CodeInfo("E_QUOTE_MISMATCH", _E, _WRONG, "The text at [start, end) is not exactly the quote."),
         # corpus and evidence-store citations when nothing to check them against was given

@@ -333,3 +333,21 @@ def test_serve_refuses_a_key_file_nobody_could_use_and_a_bad_port(
         assert (
             run_cli("keys", "add", "--keys", "keys.toml", "--tenant", "acme", "--role", "auditor").code == 0
         )
+
+
+def test_a_source_never_given_a_revision_has_its_own_code(service: str) -> None:
+    """It was E_SOURCE_REVOKED ("was removed") before: nothing was ever removed."""
+    with _client(service, "acme", "admin") as c:
+        assert (
+            c.post("/v1/sources", json={"source_id": "fresh", "title": "T", "locator": "l"}).status_code
+            == 201
+        )
+        claim = {"id": "c1", "text": "Journals are kept.", "citations": [
+            {"source_id": "fresh", "revision": 1, "digest": "0" * 64, "start": 0, "end": 8, "quote": "Journals"}]}  # fmt: skip
+        report = c.post("/v1/audit", json={"claims": [claim]}).json()["report"]
+    (row,) = report["results"]
+    assert row["errors"] == ["E_SOURCE_EMPTY"]
+    (finding,) = row["findings"]
+    assert (
+        finding["message"] == "source 'fresh' is registered but has no revision yet; nothing to check against"
+    )
