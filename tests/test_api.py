@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import citeaudit
 from citeaudit import InputError, audit, repair_loop
 from citeaudit.report.json import render_json
 from citeaudit.semantic.factory import make_judge
-from tests.conftest import GOLDEN
+from tests.conftest import GOLDEN, run_cli
 
 SEED = GOLDEN / "seed000"
 OPTIONS: dict[str, Any] = {"cache": SEED / "cache", "sources": SEED / "sources"}
@@ -55,7 +56,7 @@ def test_a_judge_spec_is_built_as_check_builds_it(tmp_path: Path) -> None:
         )
     assert not (SEED / "cache" / "verdicts").exists()  # a miss offline is never written
     assert audit(SEED / "claims.json", judge="none", **OPTIONS).claims[0].verdict is None
-    with pytest.raises(ValueError, match=r"^verdict_cache applies to a judge given by spec"):
+    with pytest.raises(citeaudit.ConfigError, match=r"^verdict_cache applies to a judge given by spec"):
         audit(SEED / "claims.json", judge=make_judge("rules"), verdict_cache=tmp_path, **OPTIONS)
 
 
@@ -81,7 +82,7 @@ class FixesOneClaimPerRound:
         self.answer = _claims()
         self.answer["claims"] = [c for c in self.answer["claims"] if c["id"] != "c3"]  # no uncheckable claim
 
-    def __call__(self, instructions: dict[str, Any] | None) -> dict[str, Any]:
+    def __call__(self, instructions: Mapping[str, Any] | None) -> dict[str, Any]:
         if instructions is not None and instructions["fix"]:
             target = instructions["fix"][0]["claim"]
             if target == "c2":
@@ -105,7 +106,7 @@ def test_an_agent_that_ignores_the_feedback_goes_to_a_person() -> None:
 
 
 def test_an_agent_that_changes_claims_it_was_told_to_keep_is_caught() -> None:
-    def meddler(instructions: dict[str, Any] | None) -> dict[str, Any]:
+    def meddler(instructions: Mapping[str, Any] | None) -> dict[str, Any]:
         answer = FixesOneClaimPerRound()(None)
         if instructions is not None:
             _good_c2(answer)
@@ -117,3 +118,162 @@ def test_an_agent_that_changes_claims_it_was_told_to_keep_is_caught() -> None:
     assert result.clean
     assert result.needs_person
     assert result.history[1]["changed_claims_it_was_told_to_keep"] == ["c1"]
+
+
+def test_every_form_of_an_answer_gives_the_same_report() -> None:
+    """bytes raised TypeError before, and a JSON string was taken for a path."""
+    data = (SEED / "claims.json").read_bytes()
+    expected = (SEED / "expected.json").read_bytes()
+    from_bytes = audit(data, **OPTIONS)
+    assert render_json(from_bytes) == expected  # the same bytes as the file: the same input digest
+    assert render_json(audit(bytearray(data), **OPTIONS)) == expected
+    assert render_json(audit(data.decode("utf-8"), **OPTIONS)) == expected  # a str opening with {
+    padded = audit("  \n" + data.decode("utf-8"), **OPTIONS)  # white space first: still a document
+    assert [c.status for c in padded.claims] == [c.status for c in from_bytes.claims]
+    assert render_json(audit(str(SEED / "claims.json"), **OPTIONS)) == expected  # any other str: a path
+    bibtex = "@article{k, title={T}, doi={10.1000/none}, year={2020}}"
+    for answer in (bibtex, bibtex.encode("utf-8")):
+        report = audit(answer, **OPTIONS)
+        assert (report.submission.format, [r.doi for r in report.rows]) == ("bibtex", ["10.1000/none"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (42, "<answer>: expected bytes, a JSON or BibTeX document (str), a path, a mapping or a Submission, got int"),
+        ('{"claims": [', "<answer>: invalid JSON at line 1 column 13: Expecting value"),
+        ("", "<answer>: not a path nor a document: ''"),
+        ("no/such/claims.json", "no/such/claims.json: no such file"),
+        ("x" * 5000, "x" * 77 + "...: File name too long"),
+        ({"claims": [{"id": "c1", "text": "t", "year": float("nan")}]},
+         "<answer>: not a JSON document: Out of range float values are not JSON compliant"),
+        ({"claims": object()}, "<answer>: not a JSON document: Object of type object is not JSON serializable"),
+    ],
+)  # fmt: skip
+def test_a_bad_answer_is_an_input_error_of_one_line(answer: Any, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        audit(answer, **OPTIONS)
+    assert caught.value.diagnostics() == message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"jobs": 0}, "jobs: expected a positive integer, got 0"),
+        ({"min_quote_length": "3"}, "min_quote_length: expected a positive integer, got '3'"),
+        ({"offline": "yes"}, "offline: expected True or False, got 'yes'"),
+        ({"cache": 3}, "cache: expected a path, got 3"),
+        ({"severity": {"E_UNCITED": 1}}, 'severity: expected a mapping of CODE to "error", "warning" or "info"'),
+        ({"severity": {"E_NOPE": "info"}}, "severity: unknown finding code 'E_NOPE'"),
+        ({"judge": "oracle"}, "unknown judge 'oracle'; expected 'rules', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"),
+        ({"judge": 3}, "judge: expected a spec or a judge object, got int"),
+        ({"store": 3}, "store: expected a path, a URL or a SourceLookup, got int"),
+        ({"store": "ev.db"}, "store: give scope='TENANT/USER' too (the scope its sources are read in)"),
+        ({"scope": "acme/alice"}, "scope: applies to a store given as a path or URL"),
+        ({"store": "ev.db", "scope": "acme"}, "scope 'acme' is not TENANT/USER (letters, digits, _ . -)"),
+        ({"config": {"offline": True}}, "config: expected a citeaudit.config.Config, got dict"),
+        ({"corpus": 1}, "corpus: expected a path or a Corpus, got int"),
+    ],
+)  # fmt: skip
+def test_a_bad_option_is_a_config_error_of_one_line(
+    options: dict[str, Any], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(citeaudit.ConfigError) as caught:
+        audit(SEED / "claims.json", **{**OPTIONS, **options})
+    assert caught.value.diagnostics() == message
+    assert not (tmp_path / "ev.db").exists()  # nothing created on the way to the error
+
+
+def test_a_store_is_given_by_path_or_url_and_scope(tmp_path: Path) -> None:
+    """store="ev.db" raised AttributeError before."""
+    text = tmp_path / "policy.md"
+    text.write_text("Journals are kept 30 days.", "utf-8")
+    db = tmp_path / "ev.db"
+    added = run_cli("sources", "add", text, "--id", "policy", "--store", db, "--scope", "acme/alice")
+    assert added.code == 0, added.stderr
+    ref = json.loads(added.stdout)
+    claim = {"id": "c1", "text": "Journals are kept 30 days.", "citations": [
+        {"source_id": "policy", "revision": ref["revision"], "digest": ref["digest"], "start": 0, "end": 26,
+         "quote": "Journals are kept 30 days."}]}  # fmt: skip
+    for store in (db, str(db)):
+        report = audit({"claims": [claim]}, store=store, scope="acme/alice")
+        assert [r.findings for r in report.rows] == [()], store
+    elsewhere = audit({"claims": [claim]}, store=db, scope="acme/bob")  # another scope sees nothing
+    assert [f.code for f in elsewhere.rows[0].findings] == ["E_DOCUMENT_MISSING"]
+    missing = tmp_path / "none.db"
+    with pytest.raises(citeaudit.ConfigError) as caught:
+        audit({"claims": [claim]}, store=missing, scope="acme/alice")
+    assert "\n" not in caught.value.diagnostics()
+    assert not missing.exists()  # opened read-only: never created
+
+
+def test_the_result_types_are_exported_from_the_package_root() -> None:
+    report = audit(SEED / "claims.json", **OPTIONS)
+    assert isinstance(report, citeaudit.Report)
+    assert isinstance(report.submission.claims[0], citeaudit.Claim)
+    assert isinstance(report.rows[0], citeaudit.Row)
+    assert isinstance(report.rows[1].findings[0], citeaudit.Finding)
+    assert isinstance(report.claims[0], citeaudit.ClaimResult)
+    assert report.status is citeaudit.ReportStatus.INVALID
+    assert report.decision is citeaudit.Decision.REJECT
+    assert {c.status for c in report.claims} <= set(citeaudit.ClaimStatus)
+    assert all(isinstance(c.verdict, citeaudit.Verdict) for c in report.claims if c.verdict is not None)
+    assert citeaudit.Review.__module__ == "citeaudit.model"
+    for name in (
+        "Report",
+        "Claim",
+        "Row",
+        "Finding",
+        "Verdict",
+        "Review",
+        "Decision",
+        "ReportStatus",
+        "ClaimStatus",
+    ):
+        assert name in citeaudit.__all__
+
+
+def test_feedback_is_a_typed_value() -> None:
+    from citeaudit.report.feedback import feedback as feedback_dict
+
+    report = audit(SEED / "claims.json", **OPTIONS)
+    instructions = citeaudit.feedback(report)
+    assert isinstance(instructions, citeaudit.Feedback)
+    assert (instructions.clean, instructions.keep_unchanged) == (False, ("c1",))
+    assert [(f.claim, f.action) for f in instructions.fix] == [
+        ("c2", "fix_or_delete"), ("c3", "wait_for_a_person"), ("c4", "fix_or_delete")]  # fmt: skip
+    assert isinstance(instructions.fix[0].problems[0], citeaudit.Problem)
+    assert instructions.fix[0].problems[0].code == "E_YEAR_MISMATCH"
+    # As a mapping it is the JSON object `citeaudit feedback --format json` prints.
+    assert instructions.to_dict() == dict(instructions) == feedback_dict(report)
+    assert citeaudit.feedback_text(instructions) == citeaudit.feedback_text(feedback_dict(report))
+    with pytest.raises(InputError) as caught:
+        citeaudit.feedback({"results": []})
+    assert caught.value.diagnostics() == "<report>: not a citeaudit report: KeyError 'claims'"
+
+
+def test_render_gives_every_format() -> None:
+    from citeaudit.report.formats import ReportFormat
+
+    report = audit(SEED / "claims.json", **OPTIONS)
+    for fmt in ReportFormat:
+        if fmt is not ReportFormat.SARIF:  # the golden SARIF places results with the input's text
+            assert citeaudit.render(report, fmt.value) == (SEED / f"expected.{fmt.value}").read_bytes(), fmt
+    assert citeaudit.render(report) == (SEED / "expected.json").read_bytes()
+    from_dict = json.loads(citeaudit.render(report, "json"))
+    assert citeaudit.render(from_dict, "html") == citeaudit.render(report, "html")
+    assert json.loads(citeaudit.render(report, "sarif"))["version"] == "2.1.0"
+    with pytest.raises(citeaudit.ConfigError) as caught:
+        citeaudit.render(report, "pdf")
+    assert (
+        caught.value.diagnostics()
+        == "unknown report format 'pdf'; expected one of json, md, sarif, junit, html"
+    )
+
+
+def test_repair_loop_refuses_an_unknown_option() -> None:
+    with pytest.raises(citeaudit.ConfigError) as caught:
+        repair_loop(lambda _: _claims(), max_rounds=1, cahce="x", **OPTIONS)
+    assert caught.value.diagnostics() == "repair_loop: unknown option 'cahce'"

@@ -1,44 +1,113 @@
-"""The Python API: audit an answer given as a dict, a path or a Submission,
-with the CLI's options; turn a failing report into instructions for the agent;
-and run the generate → audit → feedback loop of seed 000 step 6.
+"""The Python API: audit an answer given as bytes, a JSON or BibTeX document, a dict, a path or a
+Submission, with the CLI's options; render the report in any format; turn a failing report into
+typed instructions for the agent; and run the generate → audit → feedback loop of seed 000 step 6.
 
-Nothing here prints, exits or keeps global state.
+Nothing here prints, exits or keeps global state. Every bad argument is an
+:class:`~citeaudit.errors.InputError` (the answer) or a :class:`~citeaudit.errors.ConfigError`
+(an option), each with a one-line ``diagnostics()``.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from citeaudit.config import Config
-from citeaudit.formats import load_submission, parse_bytes
+from citeaudit.errors import CiteauditError, ConfigError, InputError
+from citeaudit.formats import load_submission, parse_bytes, submission_from_bytes
 from citeaudit.model import Report, Review, Submission
-from citeaudit.report.feedback import feedback, feedback_text
+from citeaudit.report.feedback import RULE
+from citeaudit.report.feedback import feedback as feedback_dict
+from citeaudit.report.feedback import feedback_text as _feedback_text
+from citeaudit.report.formats import RenderContext, ReportFormat
+from citeaudit.report.formats import render as render_format
+from citeaudit.report.json import report_to_dict
 from citeaudit.semantic.interface import Judge
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SourceLookup
 from citeaudit.wiring import FROM_CONFIG, FromConfig, build_auditor, build_judge
 
-__all__ = ["RepairResult", "audit", "feedback", "feedback_text", "repair_loop"]
+__all__ = [
+    "Feedback",
+    "FixItem",
+    "Problem",
+    "RepairResult",
+    "WeakClaim",
+    "audit",
+    "feedback",
+    "feedback_text",
+    "render",
+    "repair_loop",
+]
 
-Answer = Mapping[str, Any] | str | Path | Submission
+Answer = bytes | bytearray | memoryview | Mapping[str, Any] | str | Path | Submission
+ANSWER_NAME = "<answer>"  # how errors name an answer that is not a file
+
+# A str is a document, not a path, when its first character other than white space opens one:
+# ``{`` (JSON) or ``@`` / ``%`` (BibTeX, an entry or a comment). Any other str is a path.
+_DOCUMENT_OPENERS = ("{", "@", "%")
 
 
-def _submission(answer: Answer) -> Submission:
+def _shown(path: str) -> str:
+    """A path as an error names it: on one line, and not echoed whole when it is long."""
+    one_line = path.encode("unicode_escape").decode("ascii")
+    return one_line if len(one_line) <= 80 else one_line[:77] + "..."
+
+
+def _submission(answer: object) -> Submission:
     if isinstance(answer, Submission):
         return answer
+    if isinstance(answer, bytes | bytearray | memoryview):
+        return submission_from_bytes(bytes(answer), ANSWER_NAME)
+    if isinstance(answer, str) and answer.lstrip().startswith(_DOCUMENT_OPENERS):
+        return submission_from_bytes(answer.encode("utf-8"), ANSWER_NAME)
     if isinstance(answer, str | Path):
-        return load_submission(Path(answer))
-    # Serialised with sorted keys, so the same dict always gets the same input digest.
-    raw = json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    return parse_bytes(raw, "<answer>")
+        name = _shown(str(answer))
+        if not str(answer).strip() or "\0" in str(answer):
+            raise InputError(ANSWER_NAME, "", f"not a path nor a document: {name!r}")
+        try:
+            return load_submission(Path(answer))
+        except InputError as e:
+            raise InputError(name, e.path, e.problem) from None
+        except OSError as e:  # a name too long, a device that cannot be read…
+            raise InputError(name, "", e.strerror or type(e).__name__) from None
+    if isinstance(answer, Mapping):
+        # Serialised with sorted keys, so the same dict always gets the same input digest.
+        try:
+            raw = json.dumps(answer, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
+        except (TypeError, ValueError) as e:
+            raise InputError(ANSWER_NAME, "", f"not a JSON document: {e}") from None
+        return parse_bytes(raw, ANSWER_NAME)
+    raise InputError(
+        ANSWER_NAME,
+        "",
+        "expected bytes, a JSON or BibTeX document (str), a path, a mapping or a Submission, "
+        f"got {type(answer).__name__}",
+    )
 
 
 # What a library call is when no configuration is given: offline, in this process.
 LIBRARY_DEFAULTS = Config(offline=True, jobs=1)
+
+
+def _path(name: str, value: object) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | Path) or not str(value) or "\0" in str(value):
+        raise ConfigError(f"{name}: expected a path, got {_shown(repr(value))}")
+    return Path(value)
+
+
+def _positive(name: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value < 1:
+        raise ConfigError(f"{name}: expected a positive integer, got {_shown(repr(value))}")
+    return value
 
 
 def _config(
@@ -54,18 +123,56 @@ def _config(
     jobs: int | None = None,
     judge: str | None = None,
     verdict_cache: str | Path | None = None,
+    store: str | Path | None = None,
+    scope: str | None = None,
 ) -> Config:
-    """The configuration of one call: ``config`` (else :data:`LIBRARY_DEFAULTS`), then the options."""
+    """The configuration of one call: ``config`` (else :data:`LIBRARY_DEFAULTS`), then the options,
+    each checked as the configuration file's value would be (a :class:`ConfigError` otherwise)."""
+    if config is not None and not isinstance(config, Config):
+        raise ConfigError(f"config: expected a citeaudit.config.Config, got {type(config).__name__}")
     base = config if config is not None else LIBRARY_DEFAULTS
     paths = {"cache": cache, "sources": sources, "corpus": corpus, "verdict_cache": verdict_cache}
-    changes: dict[str, Any] = {k: Path(v) for k, v in paths.items() if v is not None}
-    values = {"offline": offline, "mailto": mailto, "min_quote_length": min_quote_length, "jobs": jobs}
-    changes |= {k: v for k, v in values.items() if v is not None}
-    if judge is not None:
-        changes["judge"] = judge
+    changes: dict[str, Any] = {k: _path(k, v) for k, v in paths.items() if v is not None}
+    ints = {"min_quote_length": min_quote_length, "jobs": jobs}
+    changes |= {k: _positive(k, v) for k, v in ints.items() if v is not None}
+    if offline is not None:
+        if not isinstance(offline, bool):
+            raise ConfigError(f"offline: expected True or False, got {_shown(repr(offline))}")
+        changes["offline"] = offline
+    for name, text in (("mailto", mailto), ("judge", judge), ("scope", scope)):
+        if text is not None:
+            if not isinstance(text, str):
+                raise ConfigError(f"{name}: expected a string, got {_shown(repr(text))}")
+            changes[name] = text
+    if store is not None:
+        changes["store"] = str(_path("store", store))
     if severity:
+        if not isinstance(severity, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in severity.items()
+        ):
+            raise ConfigError('severity: expected a mapping of CODE to "error", "warning" or "info"')
         changes["severity"] = {**base.severity, **severity}
     return replace(base, **changes)
+
+
+def _lookup(config: Config, store: object, scope: str | None) -> SourceLookup | None:
+    """The evidence the citations of stored sources are checked against: a lookup given as an
+    object, or the store of a path or URL opened read-only in ``scope`` (``TENANT/USER``)."""
+    if store is None or isinstance(store, SourceLookup):
+        if scope is not None:
+            raise ConfigError("scope: applies to a store given as a path or URL")
+        return store
+    if not config.scope:
+        raise ConfigError("store: give scope='TENANT/USER' too (the scope its sources are read in)")
+    from citeaudit.store.evidence import Scope, ScopedLookup, open_store  # SQLAlchemy only when used
+
+    try:
+        where = Scope.parse(config.scope)
+        return ScopedLookup(open_store(str(config.store), read_only=True), where)
+    except ConfigError:
+        raise
+    except CiteauditError as e:
+        raise ConfigError(e.diagnostics()) from None
 
 
 def audit(
@@ -75,7 +182,8 @@ def audit(
     cache: str | Path | None = None,
     sources: str | Path | None = None,
     corpus: str | Path | Corpus | None = None,
-    store: SourceLookup | None = None,
+    store: SourceLookup | str | Path | None = None,
+    scope: str | None = None,
     offline: bool | None = None,
     mailto: str | None = None,
     min_quote_length: int | None = None,
@@ -89,19 +197,26 @@ def audit(
     """Audit one answer; the same options as ``citeaudit check``, built by the same composition
     root (:mod:`citeaudit.wiring`).
 
+    ``answer`` is bytes (JSON, or BibTeX when it opens with ``@`` or ``%``), a str, a mapping, a
+    path or a :class:`~citeaudit.model.Submission`. A str whose first character other than white
+    space is ``{``, ``@`` or ``%`` is the document itself (JSON or BibTeX); any other str is a path,
+    as a :class:`~pathlib.Path` always is (a ``.bib`` or ``.bibtex`` file is BibTeX).
+
     ``config`` is a :class:`citeaudit.config.Config` (``citeaudit.config.load_config`` reads the
     file and the environment as ``check`` does: its ``[severity]`` and ``[policy]`` apply); without
     one the defaults are those of ``check`` except ``offline`` (True here: a library call touches
     the network only when asked to) and ``jobs`` (1). Each option given overrides the
-    configuration. ``trail`` (a :class:`citeaudit.store.trail.ScopedTrail`) gets one record of
+    configuration. ``store`` is the evidence store (a SQLite path or a ``postgresql://`` URL,
+    opened read-only, in ``scope`` ``TENANT/USER``), or a lookup object already scoped.
+    ``trail`` (a :class:`citeaudit.store.trail.ScopedTrail`) gets one record of
     the audit. ``judge`` is a judge or its spec (``rules``, ``nli:MODEL``, ``llm:MODEL@URL``; None
     or ``none`` skips the semantic stage), built as ``check --judge`` builds it: nli and llm
     verdicts are cached in ``verdict_cache`` (default: ``verdicts`` under ``cache``), and offline
     an nli model is read only from disk and an llm judge answers only from that cache. Pass a
     judge object made once with :func:`citeaudit.semantic.factory.make_judge` to load a model once
     for many calls (:func:`repair_loop` does that for a spec). ``reviews`` are applied if they are
-    for this exact submission (a stale one raises :class:`citeaudit.policy.ReviewError`). Bad
-    input raises :class:`citeaudit.InputError`.
+    for this exact submission (a stale one raises :class:`citeaudit.policy.ReviewError`). A bad
+    answer raises :class:`citeaudit.InputError`, a bad option :class:`citeaudit.ConfigError`.
     """
     submission = _submission(answer)
     built: Judge | FromConfig = FROM_CONFIG  # a spec (or None: "none") is built from the configuration
@@ -109,11 +224,15 @@ def audit(
     if isinstance(judge, str) or judge is None:
         spec = "none" if judge is None else judge
     elif not isinstance(judge, FromConfig):
+        if not callable(getattr(judge, "judge", None)):
+            raise ConfigError(f"judge: expected a spec or a judge object, got {type(judge).__name__}")
         if verdict_cache is not None:
-            raise ValueError(
+            raise ConfigError(
                 "verdict_cache applies to a judge given by spec; wrap a judge object in CachedJudge"
             )
         built = cast(Judge, judge)
+    if corpus is not None and not isinstance(corpus, str | Path | Corpus):
+        raise ConfigError(f"corpus: expected a path or a Corpus, got {type(corpus).__name__}")
     effective = _config(
         config,
         cache=cache,
@@ -126,11 +245,128 @@ def audit(
         jobs=jobs,
         judge=spec,
         verdict_cache=verdict_cache,
+        store=store if isinstance(store, str | Path) else None,
+        scope=scope,
     )
+    if store is not None and not isinstance(store, str | Path | SourceLookup):
+        raise ConfigError(f"store: expected a path, a URL or a SourceLookup, got {type(store).__name__}")
+    lookup = _lookup(effective, store, scope)
     auditor = build_auditor(
         effective, judge=built, corpus=corpus if isinstance(corpus, Corpus) else FROM_CONFIG
     )
-    return auditor.audit(submission, store=store, reviews=reviews, trail=trail)
+    return auditor.audit(submission, store=lookup, reviews=reviews, trail=trail)
+
+
+def render(report: Report | Mapping[str, Any], fmt: str = "json", *, input_uri: str = "claims.json") -> bytes:
+    """The report in one of the output formats ``check --format`` writes: ``json`` (the canonical
+    report.json bytes), ``md``, ``sarif``, ``junit`` or ``html``; ``report`` is a :class:`Report`
+    or report.json's content. ``input_uri`` is how SARIF names the input."""
+    try:
+        chosen = ReportFormat(fmt)
+    except ValueError:
+        names = ", ".join(f.value for f in ReportFormat)
+        raise ConfigError(f"unknown report format {_shown(repr(fmt))}; expected one of {names}") from None
+    if isinstance(report, Report):
+        data = report_to_dict(report)
+    elif isinstance(report, Mapping):
+        data = dict(report)
+    else:
+        raise ConfigError(f"report: expected a Report or report.json's content, got {type(report).__name__}")
+    return render_format(chosen, data, RenderContext(input_uri=input_uri))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed check of a claim: the citation (None for the claim itself), the code, why."""
+
+    citation: str | None
+    code: str
+    why: str
+    suggestion: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class FixItem:
+    """A claim to fix or delete (``fix_or_delete``), or one only a person can clear
+    (``wait_for_a_person``: could not be checked)."""
+
+    claim: str
+    action: str
+    status: str | None
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class WeakClaim:
+    """A claim that passed every check but that a judge or a reviewer found not shown by its quotes."""
+
+    claim: str
+    verdict: str
+    by: str
+    unsupported: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Feedback(Mapping[str, Any]):
+    """What :func:`feedback` returns: typed attributes; read as a mapping it is the JSON object
+    ``citeaudit feedback --format json`` prints (:meth:`to_dict`)."""
+
+    clean: bool
+    fix: tuple[FixItem, ...]
+    keep_unchanged: tuple[str, ...]
+    weak: tuple[WeakClaim, ...]
+    report_input_sha256: str
+    rule: str = RULE
+    _data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Feedback:
+        fix = tuple(
+            FixItem(
+                item["claim"],
+                item["action"],
+                item["status"],
+                tuple(
+                    Problem(p["citation"], p["code"], p["why"], p.get("suggestion")) for p in item["problems"]
+                ),
+            )
+            for item in data["fix"]
+        )
+        weak = tuple(
+            WeakClaim(w["claim"], w["verdict"], w["by"], tuple(w["unsupported"])) for w in data["weak"]
+        )
+        keep = tuple(data["keep_unchanged"])
+        return cls(data["clean"], fix, keep, weak, data["report_input_sha256"], data["rule"], dict(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        copy: dict[str, Any] = json.loads(json.dumps(self._data))  # a copy the caller may change
+        return copy
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def feedback(report: Report | Mapping[str, Any]) -> Feedback:
+    """Instructions for the agent: which claims to fix or delete, why, with the suggestions
+    (registry title and years, the right range, the occurrence of the quote), which to keep as they
+    are, and the claims a judge found not shown by their quotes (see :class:`Feedback`)."""
+    if not isinstance(report, Report | Mapping):
+        raise ConfigError(f"report: expected a Report or report.json's content, got {type(report).__name__}")
+    try:
+        return Feedback.from_dict(feedback_dict(report))
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError("<report>", "", f"not a citeaudit report: {type(e).__name__} {e}") from None
+
+
+def feedback_text(instructions: Mapping[str, Any]) -> str:
+    """The same instructions as plain text, for a prompt."""
+    return _feedback_text(instructions)
 
 
 @dataclass
@@ -149,18 +385,25 @@ def _claims_by_id(submission: Submission) -> dict[str, Any]:
 
 
 def repair_loop(
-    generate: Callable[[dict[str, Any] | None], Answer],
+    generate: Callable[[Feedback | None], Answer],
     max_rounds: int = 2,
     **options: Any,
 ) -> RepairResult:
     """generate → audit → feedback, until clean or out of rounds (seed 000 step 6).
 
-    ``generate`` gets None first, then the previous round's feedback, and
+    ``generate`` gets None first, then the previous round's :class:`Feedback`, and
     returns the answer. Rounds are the repairs allowed after the first answer.
     A claim the feedback said to keep that the agent changed anyway is
     recorded in the history, and sends the result to a person. A judge given
     by spec is built once, for every round.
     """
+    unknown = sorted(set(options) - set(inspect.signature(audit).parameters) - {"answer"})
+    if unknown:
+        raise ConfigError(f"repair_loop: unknown option {unknown[0]!r}")
+    if type(max_rounds) is not int or max_rounds < 0:
+        raise ConfigError(
+            f"max_rounds: expected a whole number of at least 0, got {_shown(repr(max_rounds))}"
+        )
     spec = options.get("judge", FROM_CONFIG)
     if isinstance(spec, str | FromConfig):
         known = ("cache", "offline", "verdict_cache", "min_quote_length", "severity", "jobs", "mailto")
@@ -172,7 +415,7 @@ def repair_loop(
         options.pop("verdict_cache", None)
         options["judge"] = build_judge(judged)
     history: list[dict[str, Any]] = []
-    instructions: dict[str, Any] | None = None
+    instructions: Feedback | None = None
     previous: dict[str, Any] | None = None
     broke_rule = False
     for round_number in range(max_rounds + 1):
@@ -187,7 +430,7 @@ def repair_loop(
         history.append(
             {
                 "round": round_number,
-                "feedback": instructions,
+                "feedback": instructions.to_dict(),
                 "changed_claims_it_was_told_to_keep": changed_kept,
             }
         )
