@@ -72,6 +72,11 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     add.add_argument("--tenant", required=True)
     add.add_argument("--role", required=True, choices=ROLES)
     add.add_argument("--name", default="", help="who holds the key (recorded with reviews)")
+    add.add_argument(
+        "--user",
+        default="service",
+        help="the user scope it acts for: its sources are TENANT/USER's [service, shared by the tenant]",
+    )
     add.set_defaults(func=run_keys)
 
 
@@ -79,7 +84,7 @@ def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.service.keys import hash_key, load_keys
     from citeaudit.store.evidence import Scope
 
-    Scope.parse(f"{args.tenant}/service")
+    Scope.parse(f"{args.tenant}/{args.user}")
     existing = args.keys.read_text("utf-8") if args.keys.exists() else ""
     if existing:
         load_keys(args.keys, require_one=False)  # refuse to append to a broken file
@@ -88,6 +93,8 @@ def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         f'\n[[key]]\nsha256 = "{hash_key(key)}"\ntenant = {json.dumps(args.tenant)}\n'
         f"role = {json.dumps(args.role)}\nname = {json.dumps(args.name)}\n"
     )
+    if args.user != "service":
+        entry += f"user = {json.dumps(args.user)}\n"
     write_file(args.keys, (existing + entry).encode("utf-8"))
     print(key, file=stdout)
     return EXIT_CLEAN

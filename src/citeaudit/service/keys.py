@@ -1,5 +1,8 @@
 """The HTTP API's keys: each maps to a tenant and a role, and is kept only as its SHA-256 hash in a
-TOML file of ``[[key]]`` tables (``citeaudit keys add`` writes them). Nothing here needs FastAPI."""
+TOML file of ``[[key]]`` tables (``citeaudit keys add`` writes them). Nothing here needs FastAPI.
+
+A key acts in the evidence-store scope ``<tenant>/<user>``: the user its table names, else
+``service`` (:data:`SHARED_USER`), the scope every key of the tenant without a user shares."""
 
 from __future__ import annotations
 
@@ -9,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from citeaudit.errors import ConfigError
+from citeaudit.errors import CiteauditError, ConfigError
 
-__all__ = ["PERMISSIONS", "ROLES", "SHARED_USER", "ApiKey", "Role", "hash_key", "load_keys"]
+__all__ = ["FIELDS", "PERMISSIONS", "ROLES", "SHARED_USER", "ApiKey", "Role", "hash_key", "load_keys"]
 
 Role = Literal["auditor", "ingester", "reviewer", "admin"]
 ROLES: tuple[Role, ...] = ("auditor", "ingester", "reviewer", "admin")
@@ -22,7 +25,8 @@ PERMISSIONS: dict[str, set[str]] = {
     "reviewer": {"review", "read_reports"},
     "admin": {"audit", "read_reports", "ingest", "read_sources", "review"},
 }
-SHARED_USER = "service"  # one scope per tenant: what an ingester adds, an auditor of the tenant cites
+SHARED_USER = "service"  # the tenant's shared scope: what an ingester adds, an auditor of the tenant cites
+FIELDS = ("sha256", "tenant", "role", "name", "user")
 
 
 def hash_key(key: str) -> str:
@@ -35,10 +39,15 @@ class ApiKey:
     tenant: str
     role: Role
     name: str = ""
+    user: str = SHARED_USER  # the evidence-store scope is <tenant>/<user>
+
+    @property
+    def scope(self) -> str:
+        return f"{self.tenant}/{self.user}"
 
 
 def load_keys(path: Path, *, require_one: bool = True) -> list[ApiKey]:
-    """``[[key]]`` tables of ``sha256``, ``tenant``, ``role`` (and ``name``) in a TOML file.
+    """``[[key]]`` tables of ``sha256``, ``tenant``, ``role`` (and ``name``, ``user``) in a TOML file.
 
     Anything else in the file is an error, and so (unless ``require_one`` is false) is a file
     with no key: a ``[[keys]]`` typo used to start a service that refused every caller."""
@@ -54,8 +63,8 @@ def load_keys(path: Path, *, require_one: bool = True) -> list[ApiKey]:
     keys = []
     for i, entry in enumerate(data.get("key", [])):
         where = f"{path}: key {i + 1}"
-        if not isinstance(entry, dict) or set(entry) - {"sha256", "tenant", "role", "name"}:
-            raise ConfigError(f"{where}: expected sha256, tenant, role and an optional name")
+        if not isinstance(entry, dict) or set(entry) - set(FIELDS):
+            raise ConfigError(f"{where}: expected sha256, tenant, role and an optional name and user")
         digest, tenant, role = entry.get("sha256"), entry.get("tenant"), entry.get("role")
         if (
             not isinstance(digest, str)
@@ -67,6 +76,10 @@ def load_keys(path: Path, *, require_one: bool = True) -> list[ApiKey]:
             raise ConfigError(f"{where}: role must be one of {', '.join(ROLES)}")
         from citeaudit.store.evidence import Scope  # SQLAlchemy only when a key file is read
 
-        Scope.parse(f"{tenant}/{SHARED_USER}")  # the tenant must be a valid scope part
-        keys.append(ApiKey(digest, str(tenant), role, str(entry.get("name", ""))))
+        user = entry.get("user", SHARED_USER)
+        try:  # the tenant and the user must be valid scope parts
+            Scope.parse(f"{tenant}/{user}")
+        except CiteauditError as e:
+            raise ConfigError(f"{where}: {e.diagnostics()}") from None
+        keys.append(ApiKey(digest, str(tenant), role, str(entry.get("name", "")), str(user)))
     return keys

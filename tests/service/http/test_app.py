@@ -351,3 +351,47 @@ def test_a_source_never_given_a_revision_has_its_own_code(service: str) -> None:
     assert (
         finding["message"] == "source 'fresh' is registered but has no revision yet; nothing to check against"
     )
+
+
+def test_a_key_may_act_for_a_user_scope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sources added from the CLI under acme/alice could not be cited through the service: every
+    key acted in acme/service."""
+    from fastapi.testclient import TestClient
+
+    from citeaudit.service.http import load_keys
+
+    monkeypatch.chdir(tmp_path)
+    Path("plan.md").write_text("Journals are kept 30 days.", "utf-8")
+    added = run_cli("sources", "add", "plan.md", "--id", "plan", "--store", "s.db", "--scope", "acme/alice")
+    ref = json.loads(added.stdout)
+    alice = run_cli(
+        "keys", "add", "--keys", "keys.toml", "--tenant", "acme", "--role", "admin", "--user", "alice"
+    )
+    shared = run_cli("keys", "add", "--keys", "keys.toml", "--tenant", "acme", "--role", "admin")
+    keys = load_keys(Path("keys.toml"))
+    assert [(k.tenant, k.user, k.scope) for k in keys] == [("acme", "alice", "acme/alice"),
+                                                          ("acme", "service", "acme/service")]  # fmt: skip
+    assert 'user = "alice"' in Path("keys.toml").read_text("utf-8")
+    claim = {"id": "c1", "text": "Journals are kept 30 days.", "citations": [
+        {"source_id": "plan", "revision": ref["revision"], "digest": ref["digest"], "start": 0, "end": 26,
+         "quote": "Journals are kept 30 days."}]}  # fmt: skip
+    settings_ = ServiceSettings(store="s.db", keys=keys, config=Config(judge="none"))
+    with TestClient(create_app(settings_)) as c:
+        as_alice = {"Authorization": f"Bearer {alice.stdout.strip()}"}
+        as_tenant = {"Authorization": f"Bearer {shared.stdout.strip()}"}
+        assert c.post("/v1/audit", json={"claims": [claim]}, headers=as_alice).json()["report"]["results"][0][
+            "errors"] == []  # fmt: skip
+        assert c.post("/v1/audit", json={"claims": [claim]}, headers=as_tenant).json()["report"]["results"][0][
+            "errors"] == ["E_DOCUMENT_MISSING"]  # fmt: skip
+        source = {"source_id": "web", "title": "Web", "locator": "https://example.org/"}
+        assert c.post("/v1/sources", json=source, headers=as_alice).status_code == 201
+        assert c.get("/v1/sources/web", headers=as_alice).status_code == 200
+        assert c.get("/v1/sources/web", headers=as_tenant).status_code == 404
+    listed = run_cli("sources", "list", "--store", "s.db", "--scope", "acme/alice")
+    assert [s["source_id"] for s in json.loads(listed.stdout)] == ["plan", "web"]
+    Path("bad.toml").write_text(
+        f'[[key]]\nsha256 = "{"0" * 64}"\ntenant = "acme"\nrole = "admin"\nuser = "a b"\n'
+    )
+    bad = run_cli("serve", "--store", "s.db", "--keys", "bad.toml", "--openapi")
+    assert (bad.code, bad.stderr) == (
+        2, "citeaudit: error: bad.toml: key 1: scope 'acme/a b' is not TENANT/USER (letters, digits, _ . -)\n")  # fmt: skip

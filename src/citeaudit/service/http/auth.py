@@ -1,5 +1,6 @@
 """Who is calling, and what they may do: the key of a request (``Authorization: Bearer <key>``),
-and the scope an allowed action runs in (the key's tenant)."""
+and the scope an allowed action runs in (``<tenant>/<user>``: the user the key names, else the
+tenant's shared ``service`` scope)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 
 from citeaudit.service.http.problems import Problem
-from citeaudit.service.keys import PERMISSIONS, SHARED_USER, ApiKey, hash_key
+from citeaudit.service.keys import PERMISSIONS, ApiKey, hash_key
 from citeaudit.store.evidence import Scope
 
 __all__ = ["Caller", "allowed"]
@@ -30,7 +31,7 @@ Caller = Annotated[ApiKey, Depends(_caller)]
 
 
 def allowed(key: ApiKey, action: str) -> Scope:
-    """The tenant's scope, if the key's role may do ``action``; a 403 problem otherwise."""
+    """The key's scope, if its role may do ``action``; a 403 problem otherwise."""
     if action not in PERMISSIONS[key.role]:
         raise Problem(403, "Forbidden", f"the role {key.role} may not {action.replace('_', ' ')}")
-    return Scope(key.tenant, SHARED_USER)
+    return Scope(key.tenant, key.user)
