@@ -16,14 +16,16 @@ from citeaudit.errors import CiteauditError, ConfigError
 
 __all__ = ["FIELDS", "PERMISSIONS", "ROLES", "SHARED_USER", "ApiKey", "Role", "hash_key", "load_keys"]
 
-Role = Literal["auditor", "ingester", "reviewer", "admin"]
-ROLES: tuple[Role, ...] = ("auditor", "ingester", "reviewer", "admin")
-# What each role may do; admin may do everything.
+Role = Literal["auditor", "ingester", "reviewer", "admin", "operator"]
+ROLES: tuple[Role, ...] = ("auditor", "ingester", "reviewer", "admin", "operator")
+# What each role may do; admin may do everything in its tenant. Every key may read its tenant's
+# metrics; only an operator (who may do nothing else) reads every tenant's.
 PERMISSIONS: dict[str, set[str]] = {
     "auditor": {"audit", "read_reports"},
     "ingester": {"ingest", "read_sources"},
     "reviewer": {"review", "read_reports"},
     "admin": {"audit", "read_reports", "ingest", "read_sources", "review"},
+    "operator": {"read_every_tenants_metrics"},
 }
 SHARED_USER = "service"  # the tenant's shared scope: what an ingester adds, an auditor of the tenant cites
 FIELDS = ("sha256", "tenant", "role", "name", "user")

@@ -33,6 +33,7 @@ KEYS = {
     ("other", "auditor"): "key-other-auditor",
     ("other", "ingester"): "key-other-ingester",
     ("other", "reviewer"): "key-other-reviewer",
+    ("ops", "operator"): "key-ops-operator",
 }
 
 
@@ -224,7 +225,8 @@ def test_chunked_bodies_are_held_to_the_limit_too(service: str) -> None:
 
 
 def test_openapi_schema_is_served_and_checked_in(service: str) -> None:
-    served = httpx.get(f"{service}/openapi.json").json()
+    with _client(service, "acme", "auditor") as c:
+        served = c.get("/openapi.json").json()
     checked_in = json.loads((ROOT / "docs" / "openapi.json").read_text("utf-8"))
     assert served == checked_in, (
         "regenerate with: citeaudit serve --store x.db --keys k.toml --openapi > docs/openapi.json"
@@ -395,3 +397,55 @@ def test_a_key_may_act_for_a_user_scope(tmp_path: Path, monkeypatch: pytest.Monk
     bad = run_cli("serve", "--store", "s.db", "--keys", "bad.toml", "--openapi")
     assert (bad.code, bad.stderr) == (
         2, "citeaudit: error: bad.toml: key 1: scope 'acme/a b' is not TENANT/USER (letters, digits, _ . -)\n")  # fmt: skip
+
+
+def test_the_schema_needs_a_key_and_no_page_loads_from_a_cdn(service: str) -> None:
+    """/openapi.json was served to anyone, and /docs and /redoc loaded their scripts from a CDN."""
+    assert _problem(httpx.get(f"{service}/openapi.json"), 401)["detail"] == "send Authorization: Bearer <key>"
+    with _client(service, "other", "reviewer") as c:
+        assert c.get("/openapi.json").json()["info"]["title"] == "citeaudit"
+        for page in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+            assert _problem(c.get(page), 404)["detail"] == "Not Found"
+
+
+def _metrics(url: str, tenant: str, role: str) -> list[str]:
+    with _client(url, tenant, role) as c:
+        response = c.get("/metrics")
+    assert response.status_code == 200
+    return [line for line in response.text.splitlines() if not line.startswith("#")]
+
+
+def test_metrics_show_a_key_its_own_tenants_counts(service: str) -> None:
+    """Every key read every tenant's counts before."""
+    with _client(service, "other", "auditor") as c:
+        assert c.post("/v1/audit", json=_claims()).status_code == 200
+    httpx.get(f"{service}/v1/reports/{'0' * 64}")  # no key: counted for no tenant
+    acme = _metrics(service, "acme", "reviewer")
+    assert acme and all('tenant="acme"' in line for line in acme), acme
+    assert any(line.startswith('citeaudit_http_responses{status="200",tenant="acme"} ') for line in acme)
+    assert any(line.startswith('citeaudit_audits{tenant="acme"} ') for line in acme)
+    other = _metrics(service, "other", "ingester")
+    assert all('tenant="other"' in line for line in other)
+    audits = [line for line in other if line.startswith("citeaudit_audits")]
+    assert len(audits) == 1 and int(audits[0].split()[-1]) >= 1
+    every = _metrics(service, "ops", "operator")
+    assert {'tenant="acme"', 'tenant="other"'} <= {
+        part
+        for line in every
+        for part in line[:-1].split("{")[-1].split("}")[0].split(",")
+        if part.startswith("tenant=")
+    }
+    assert any(line.startswith('citeaudit_http_responses{status="401"} ') for line in every)  # no key
+    with _client(service, "ops", "operator") as c:  # an operator reads counts and nothing else
+        assert (
+            _problem(c.post("/v1/audit", json=_claims()), 403)["detail"] == "the role operator may not audit"
+        )
+
+
+def test_the_bearer_scheme_is_matched_in_any_case(service: str) -> None:
+    for scheme in ("Bearer", "bearer", "BEARER", "bEaReR"):
+        headers = {"Authorization": f"{scheme} {KEYS['acme', 'auditor']}"}
+        assert httpx.get(f"{service}/metrics", headers=headers).status_code == 200, scheme
+    for header in ("Basic a2V5", "Bearer", "Bearerkey-acme-auditor", f"Token {KEYS['acme', 'auditor']}"):
+        response = httpx.get(f"{service}/metrics", headers={"Authorization": header})
+        assert _problem(response, 401)["detail"] == "send Authorization: Bearer <key>", header

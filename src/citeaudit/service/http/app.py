@@ -1,8 +1,11 @@
 """The HTTP API (FastAPI): the app, its body limit and its counters, over the collaborators the
 composition root builds.
 
-* API keys map to a tenant and a role (auditor, ingester, reviewer, admin);
-  they are kept as SHA-256 hashes, never in clear (:mod:`citeaudit.service.keys`).
+* API keys map to a tenant and a role (auditor, ingester, reviewer, admin, operator);
+  they are kept as SHA-256 hashes, never in clear (:mod:`citeaudit.service.keys`). Every route but
+  ``/healthz`` needs one, ``/openapi.json`` included; there is no ``/docs`` page (it would load its
+  scripts from a CDN): the schema is ``docs/openapi.json`` and ``citeaudit serve --openapi``.
+* ``/metrics`` counts per tenant: a key reads its own tenant's, an operator key every tenant's.
 * Every query is scoped by the key's tenant: sources, reports and reviews of
   one tenant are invisible to every other (a foreign id is a plain 404).
 * Request bodies are size-limited; every error is one JSON problem document
@@ -18,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from citeaudit.config import Config
+from citeaudit.service.http.auth import Caller, key_of
 from citeaudit.service.http.problems import add_problem_handlers, problem_response, too_large
 from citeaudit.service.http.routes import Service, router_for
 from citeaudit.service.keys import ApiKey
@@ -42,7 +46,8 @@ class ServiceSettings:
     # the [severity] and [policy] tables, the judge (judge = "none": no semantic stage).
     config: Config = field(default_factory=Config)
     max_body_bytes: int = 2_000_000
-    counters: Counter[str] = field(default_factory=Counter)
+    # (tenant, what): responses by status ("200"…) and "audits"; tenant "" for a request with no key.
+    counters: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 class BodyLimit:
@@ -82,22 +87,33 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         title="citeaudit",
         version=__version__,
         description="Deterministic audits of the citations in what agents write. Every request but "
-        "/healthz needs an `Authorization: Bearer <key>` header; keys map to a tenant and a role.",
+        "/healthz, /openapi.json included, needs an `Authorization: Bearer <key>` header; keys map to "
+        "a tenant and a role. Errors are problem documents (RFC 9457, application/problem+json).",
+        openapi_url=None,  # served below, behind a key
+        docs_url=None,  # FastAPI's pages load their scripts and styles from a CDN
+        redoc_url=None,
     )
-    app.state.keys = {k.sha256: k for k in settings.keys}
+    app.state.keys = keys = {k.sha256: k for k in settings.keys}
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)  # added first: inside the next one
 
     @app.middleware("http")
     async def limit_and_count(request: Request, call_next: Any) -> Response:
+        caller = key_of(request.headers.get("authorization"), keys)
+        tenant = caller.tenant if caller is not None else ""
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > settings.max_body_bytes):
-            counters["413"] += 1
+            counters[tenant, "413"] += 1
             refused = too_large(settings.max_body_bytes)
             return problem_response(refused.status, refused.title, refused.detail)
         response: Response = await call_next(request)
-        counters[str(response.status_code)] += 1
+        counters[tenant, str(response.status_code)] += 1
         return response
 
     add_problem_handlers(app)
     app.include_router(router_for(service))
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(_: Caller) -> JSONResponse:
+        return JSONResponse(app.openapi())
+
     return app

@@ -1,28 +1,55 @@
-"""Who is calling, and what they may do: the key of a request (``Authorization: Bearer <key>``),
-and the scope an allowed action runs in (``<tenant>/<user>``: the user the key names, else the
-tenant's shared ``service`` scope)."""
+"""Who is calling, and what they may do: the key of a request (``Authorization: Bearer <key>``, the
+scheme in any case, as RFC 9110 has it), and the scope an allowed action runs in (``<tenant>/<user>``:
+the user the key names, else the tenant's shared ``service`` scope)."""
 
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS, ApiKey, hash_key
 from citeaudit.store.evidence import Scope
 
-__all__ = ["Caller", "allowed"]
+__all__ = ["BEARER", "Caller", "allowed", "key_of"]
+
+MISSING = "send Authorization: Bearer <key>"
+
+# Declared in the OpenAPI schema as the HTTP bearer scheme; the header is read by _caller, so a
+# missing or malformed one is our own 401 problem document.
+BEARER = HTTPBearer(
+    scheme_name="bearer", description="An API key from `citeaudit keys add`.", auto_error=False
+)
 
 
-def _caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> ApiKey:
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization`` header whose scheme is Bearer (in any case), else None."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def key_of(authorization: str | None, keys: Mapping[str, ApiKey]) -> ApiKey | None:
+    """The key an ``Authorization`` header carries, if it is one of ``keys``."""
+    token = bearer_token(authorization)
+    if token is None:
+        return None
+    digest = hash_key(token)
+    key = keys.get(digest)
+    return key if key is not None and hmac.compare_digest(key.sha256, digest) else None
+
+
+def _caller(request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> ApiKey:
     """The key of the request, from ``Authorization: Bearer <key>``."""
-    if not authorization or not authorization.startswith("Bearer "):
-        raise Problem(401, "Unauthorized", "send Authorization: Bearer <key>")
-    digest = hash_key(authorization[len("Bearer ") :].strip())
-    key: ApiKey | None = request.app.state.keys.get(digest)
-    if key is None or not hmac.compare_digest(key.sha256, digest):
+    authorization = request.headers.get("authorization")
+    if bearer_token(authorization) is None:
+        raise Problem(401, "Unauthorized", MISSING)
+    key = key_of(authorization, request.app.state.keys)
+    if key is None:
         raise Problem(401, "Unauthorized", "unknown key")
     return key
 

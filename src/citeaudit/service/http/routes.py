@@ -19,6 +19,7 @@ from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.service.http.auth import Caller, allowed
 from citeaudit.service.http.problems import Problem
+from citeaudit.service.keys import PERMISSIONS
 from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreError
 from citeaudit.store.reports import ReportRecords
 from citeaudit.store.reviews import ReviewBook
@@ -59,7 +60,7 @@ class Service:
     records: ReportRecords
     book: ReviewBook
     trail: Trail
-    counters: Counter[str]
+    counters: Counter[tuple[str, str]]  # (tenant, what): see app.ServiceSettings
 
     def reviews_json(self, tenant: str, report_body: str) -> list[dict[str, str]]:
         submission_sha256 = json.loads(report_body)["submission_sha256"]
@@ -88,17 +89,23 @@ def router_for(service: Service) -> APIRouter:
 
     @router.get("/metrics", response_class=PlainTextResponse)
     def metrics(key: Caller) -> str:
-        lines = [
-            "# HELP citeaudit_http_responses Responses by status.",
-            "# TYPE citeaudit_http_responses counter",
-        ]
+        """The key's tenant's counts; an operator's key reads every tenant's, and those of requests
+        with no valid key (no tenant label)."""
+        every = "read_every_tenants_metrics" in PERMISSIONS[key.role]
+        shown = sorted((t, what, n) for (t, what), n in counters.items() if every or t == key.tenant)
+        tenants = sorted({t for t, _, _ in shown if t} | ({key.tenant} if not every else set()))
+
+        def labels(tenant: str, **more: str) -> str:
+            pairs = ({"tenant": tenant} if tenant else {}) | more
+            return "{" + ",".join(f'{k}="{v}"' for k, v in sorted(pairs.items())) + "}" if pairs else ""
+
+        lines = ["# HELP citeaudit_http_responses Responses by status.",
+                 "# TYPE citeaudit_http_responses counter"]  # fmt: skip
         lines += [
-            f'citeaudit_http_responses{{status="{s}"}} {n}'
-            for s, n in sorted(counters.items())
-            if s.isdigit()
+            f"citeaudit_http_responses{labels(t, status=what)} {n}" for t, what, n in shown if what.isdigit()
         ]
-        lines += ["# HELP citeaudit_audits Audits run.", "# TYPE citeaudit_audits counter",
-                  f"citeaudit_audits {counters['audits']}"]  # fmt: skip
+        lines += ["# HELP citeaudit_audits Audits run.", "# TYPE citeaudit_audits counter"]
+        lines += [f"citeaudit_audits{labels(t)} {counters[t, 'audits']}" for t in tenants]
         return "\n".join(lines) + "\n"
 
     @router.post(
@@ -124,7 +131,7 @@ def router_for(service: Service) -> APIRouter:
         records.save_report(key.tenant, digest, body.decode("utf-8"))
         with records.lock:
             trail.append(scope, report)
-        counters["audits"] += 1
+        counters[key.tenant, "audits"] += 1
         return JSONResponse({"digest": digest, "report": json.loads(body)})
 
     @router.get("/v1/reports/{digest}")
