@@ -421,6 +421,8 @@ def test_metrics_show_a_key_its_own_tenants_counts(service: str) -> None:
     with _client(service, "other", "auditor") as c:
         assert c.post("/v1/audit", json=_claims()).status_code == 200
     httpx.get(f"{service}/v1/reports/{'0' * 64}")  # no key: counted for no tenant
+    with _client(service, "acme", "auditor") as c:
+        assert c.post("/v1/audit", json=_claims()).status_code == 200
     acme = _metrics(service, "acme", "reviewer")
     assert acme
     assert all('tenant="acme"' in line for line in acme), acme
