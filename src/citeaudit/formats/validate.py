@@ -63,6 +63,8 @@ def _problem(err: dict[str, Any]) -> str:
         return str(ctx.get("error"))
     if kind == "greater_than_equal":
         return f"expected a value of at least {ctx.get('ge')}, got {_describe(err['input'])}"
+    if kind == "less_than_equal":
+        return f"expected a value of at most {ctx.get('le')}, got {_describe(err['input'])}"
     if kind == "string_too_long":
         return f"longer than the limit of {ctx.get('max_length')} characters"
     if kind == "string_too_short":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, create_model
+from pydantic import BeforeValidator, Field, create_model
 
 from citeaudit.errors import InputError
 from citeaudit.formats.validate import StrictWire, expect_object, validate
@@ -29,17 +29,28 @@ LongText = Annotated[str, Field(max_length=200_000)]
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
+def _whole(value: Any) -> Any:
+    """A number written with a zero fraction (``3.0``, ``1e2``) is the integer it is: JSON has one
+    number type, and JSON Schema's ``integer`` is any number without a fraction."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+# A revision the evidence store can hold (a 64-bit integer); a larger one is never a revision.
+Revision = Annotated[int, Field(ge=1, le=2**63 - 1), BeforeValidator(_whole)]
+
+
 class WorkFieldsIn(StrictWire):
     """What a citation of a work says besides its identifier: the metadata as cited, a quote."""
 
     id: Id | None = None
     title: ShortText | None = None
-    year: int | None = None
+    year: Whole | None = None
     first_author: ShortText | None = None
     authors: list[ShortText] | None = None
     container: ShortText | None = None
-    volume: ShortText | int | None = None
-    issue: ShortText | int | None = None
+    volume: ShortText | Whole | None = None
+    issue: ShortText | Whole | None = None
     pages: ShortText | None = None
     type: ShortText | None = None
     quote: LongText | None = None
@@ -65,14 +76,14 @@ class CorpusCitationIn(StrictWire):
 
 class RefIn(StrictWire):
     source_id: Id
-    revision: Annotated[int, Field(ge=1)]
+    revision: Revision
     digest: Digest
 
 
 class StoreCitationIn(StrictWire):
     id: Id | None = None
     source_id: Id
-    revision: Annotated[int, Field(ge=1)]
+    revision: Revision
     digest: Digest
     start: Any = None
     end: Any = None

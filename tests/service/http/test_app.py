@@ -120,12 +120,12 @@ def test_reviews_only_from_reviewers_and_only_on_own_reports(service: str) -> No
     review = {"report_digest": digest, "claim_id": "c1", "verdict": "supported", "note": "read the source"}
     with _client(service, "acme", "reviewer") as c:
         assert c.post("/v1/reviews", json=review).status_code == 201
-        assert _problem(c.post("/v1/reviews", json={**review, "claim_id": "c9"}), 422)["detail"] == (
+        assert _problem(c.post("/v1/reviews", json={**review, "claim_id": "c9"}), 404)["detail"] == (
             "review names claim 'c9', which is not in the report"
         )
         # The same rules as `citeaudit review`: a blank note is refused here, not stored to break audits.
         assert _problem(c.post("/v1/reviews", json={**review, "note": "   "}), 422)["detail"] == (
-            "review note must be non-empty and at most 1000 characters"
+            "body.note: must not be blank"
         )
     with _client(service, "other", "reviewer") as c:
         _problem(c.post("/v1/reviews", json=review), 404)
@@ -449,3 +449,68 @@ def test_the_bearer_scheme_is_matched_in_any_case(service: str) -> None:
     for header in ("Basic a2V5", "Bearer", "Bearerkey-acme-auditor", f"Token {KEYS['acme', 'auditor']}"):
         response = httpx.get(f"{service}/metrics", headers={"Authorization": header})
         assert _problem(response, 401)["detail"] == "send Authorization: Bearer <key>", header
+
+
+def test_the_schema_describes_what_the_service_does(service: str) -> None:
+    with _client(service, "acme", "auditor") as c:
+        doc = c.get("/openapi.json").json()
+    assert doc["components"]["securitySchemes"] == {
+        "bearer": {"type": "http", "scheme": "bearer", "description": "An API key from `citeaudit keys add`."}
+    }
+    problems = doc["components"]["responses"]
+    for status in ("401", "403", "404", "405", "409", "413", "422"):
+        assert problems[status]["content"] == {
+            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}  # fmt: skip
+    assert problems["405"]["headers"]["Allow"]["required"] is True
+    audit = doc["paths"]["/v1/audit"]["post"]
+    assert sorted(audit["responses"]) == ["200", "401", "403", "405", "413", "422"]
+    body = audit["requestBody"]["content"]
+    assert body["application/json"]["schema"] == {
+        "anyOf": [{"$ref": "#/components/schemas/ClaimsDocument"}, {"$ref": "#/components/schemas/Seed002Report"}]}  # fmt: skip
+    assert body["text/x-bibtex"]["schema"]["format"] == "bibtex"
+    schemas = doc["components"]["schemas"]
+    assert schemas["SourceIn"]["properties"]["source_id"]["pattern"] == "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"
+    assert sorted(doc["paths"]["/v1/sources/{source_id}/revisions"]["post"]["responses"]) == [
+        "201", "401", "403", "404", "405", "409", "413", "422"]  # fmt: skip
+    assert all(op.get("security") == [{"bearer": []}] for path, ops in doc["paths"].items()
+               for op in ops.values() if path != "/healthz")  # fmt: skip
+    assert "HTTPValidationError" not in schemas
+
+
+def test_bibtex_is_audited_as_text_x_bibtex(service: str) -> None:
+    """The README promised BibTeX; the body was read as JSON whatever its type."""
+    bib = "@article{grounding,\n  title = {Grounding},\n  doi = {10.5555/no-such-work},\n  year = {2024}\n}\n"
+    with _client(service, "acme", "auditor") as c:
+        for media in ("text/x-bibtex", "application/x-bibtex", "application/x-www-form-urlencoded"):
+            posted = c.post("/v1/audit", content=bib.encode("utf-8"), headers={"content-type": media})
+            assert posted.status_code == 200, (media, posted.text)
+            report = posted.json()["report"]
+            assert (report["input_format"], [r["errors"] for r in report["results"]]) == (
+                "bibtex", [["E_NOT_CACHED"]]), media  # fmt: skip
+        as_json = c.post(
+            "/v1/audit", content=bib.encode("utf-8"), headers={"content-type": "application/json"}
+        )
+        assert _problem(as_json, 422)["detail"].startswith("body: invalid JSON at line 1 column 1")
+        empty = c.post("/v1/audit", content=b"% nothing\n", headers={"content-type": "text/x-bibtex"})
+        assert _problem(empty, 422)["detail"] == "body: no BibTeX entries found"
+
+
+def test_405_names_the_methods_and_bad_bodies_are_422(service: str) -> None:
+    with _client(service, "acme", "admin") as c:
+        wrong = c.put("/v1/audit", json=_claims())
+        assert _problem(wrong, 405)["detail"] == "Method Not Allowed"
+        assert wrong.headers["allow"] == "POST"
+        assert c.delete("/v1/sources/x").headers["allow"] == "GET"
+        undecodable = c.post(
+            "/v1/reviews", content=b"\xff\xfe{", headers={"content-type": "application/json"}
+        )
+        assert _problem(undecodable, 422)["detail"] == "body: not valid JSON (it cannot be decoded)"
+        spaced = c.post("/v1/sources", json={"source_id": "a b", "title": "T", "locator": "l"})
+        assert _problem(spaced, 422)["detail"] == (
+            "body.source_id: String should match pattern '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$'")  # fmt: skip
+        blank = c.post("/v1/sources", json={"source_id": "s", "title": " ", "locator": "l"})
+        assert _problem(blank, 422)["detail"] == "body.title: must not be blank"
+        assert _problem(c.get("/v1/reports/abc"), 422)["detail"] == (
+            "path.digest: String should match pattern '^[0-9a-f]{64}$'")  # fmt: skip
+        whole = {"claims": [{"id": "c1", "text": "t", "citations": [{"doi": "10.1/x", "year": 2024.0}]}]}
+        assert c.post("/v1/audit", json=whole).status_code == 200  # JSON Schema's integer: 2024.0 is one

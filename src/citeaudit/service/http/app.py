@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 
 from citeaudit.config import Config
 from citeaudit.service.http.auth import Caller, key_of
+from citeaudit.service.http.openapi import complete
 from citeaudit.service.http.problems import add_problem_handlers, problem_response, too_large
 from citeaudit.service.http.routes import Service, router_for
 from citeaudit.service.keys import ApiKey
@@ -112,8 +114,19 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     add_problem_handlers(app)
     app.include_router(router_for(service))
 
+    document: dict[str, Any] = {}
+
+    def openapi() -> dict[str, Any]:
+        if not document:
+            document.update(complete(get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )))  # fmt: skip
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
     @app.get("/openapi.json", include_in_schema=False)
-    def openapi(_: Caller) -> JSONResponse:
-        return JSONResponse(app.openapi())
+    def openapi_json(_: Caller) -> JSONResponse:
+        return JSONResponse(openapi())
 
     return app

@@ -8,16 +8,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 
 from citeaudit.errors import CiteauditError
-from citeaudit.formats import parse_bytes
+from citeaudit.formats import parse_bytes, submission_from_bytes
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.service.http.auth import Caller, allowed
+from citeaudit.service.http.openapi import BIBTEX_TYPES, NOT_BLANK, problem_responses
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS
 from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreError
@@ -30,25 +31,45 @@ from citeaudit.wiring import Auditor
 __all__ = ["ReviewIn", "RevisionIn", "Service", "SourceIn", "router_for"]
 
 
+SOURCE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"  # the evidence store's rule for source ids
+DIGEST = r"^[0-9a-f]{64}$"
+
+
 class SourceIn(BaseModel):
     model_config = {"extra": "forbid"}
-    source_id: Annotated[str, Field(min_length=1, max_length=200)]
-    title: Annotated[str, Field(min_length=1, max_length=1000)]
-    locator: Annotated[str, Field(min_length=1, max_length=1000)]
-    kind: Annotated[str, Field(min_length=1, max_length=32)] = "document"
+    source_id: Annotated[str, Field(min_length=1, max_length=200, pattern=SOURCE_ID)]
+    title: Annotated[str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK)]
+    locator: Annotated[str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK)]
+    kind: Annotated[str, Field(min_length=1, max_length=32, pattern=NOT_BLANK)] = "document"
 
 
 class RevisionIn(BaseModel):
     model_config = {"extra": "forbid"}
-    text: Annotated[str, Field(min_length=1)]
+    text: Annotated[str, Field(min_length=1, pattern=NOT_BLANK)]
 
 
 class ReviewIn(BaseModel):
     model_config = {"extra": "forbid"}
-    report_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    report_digest: Annotated[str, Field(pattern=DIGEST)]
     claim_id: Annotated[str, Field(min_length=1, max_length=200)]
     verdict: Literal["supported", "insufficient", "contradicted"]
-    note: Annotated[str, Field(min_length=1, max_length=1000)]
+    note: Annotated[str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK)]
+
+
+class AuditOut(BaseModel):
+    digest: Annotated[str, Field(pattern=DIGEST, description="the SHA-256 of report.json")]
+    report: dict[str, Any] = Field(description="report.json's content")
+
+
+class ReviewOut(BaseModel):
+    claim_id: str
+    verdict: str
+    note: str
+    reviewer: str
+
+
+class ReportOut(AuditOut):
+    reviews: list[ReviewOut]
 
 
 @dataclass
@@ -74,6 +95,19 @@ async def _body_bytes(request: Request) -> bytes:
     return await request.body()  # held to max_body_bytes as it arrives (app.BodyLimit)
 
 
+def _is_bibtex(request: Request) -> bool | None:
+    """BibTeX, JSON, or None (decided by the content: ``curl --data`` sends form-urlencoded)."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media in BIBTEX_TYPES:
+        return True
+    if media == "application/json" or media.endswith("+json"):
+        return False
+    return None
+
+
+R = problem_responses
+
+
 def router_for(service: Service) -> APIRouter:
     router = APIRouter()
     auditor, store, records, book, trail = (
@@ -83,11 +117,11 @@ def router_for(service: Service) -> APIRouter:
     reviews_json = service.reviews_json
     body_bytes = _body_bytes
 
-    @router.get("/healthz")
+    @router.get("/healthz", responses=R(405))
     def healthz() -> dict[str, str]:
         return {"status": "ok", "version": __version__}
 
-    @router.get("/metrics", response_class=PlainTextResponse)
+    @router.get("/metrics", response_class=PlainTextResponse, responses=R(401, 405))
     def metrics(key: Caller) -> str:
         """The key's tenant's counts; an operator's key reads every tenant's, and those of requests
         with no valid key (no tenant label)."""
@@ -108,17 +142,18 @@ def router_for(service: Service) -> APIRouter:
         lines += [f"citeaudit_audits{labels(t)} {counters[t, 'audits']}" for t in tenants]
         return "\n".join(lines) + "\n"
 
-    @router.post(
-        "/v1/audit",
-        openapi_extra={
-            "requestBody": {"content": {"application/json": {"schema": {"type": "object"}}}, "required": True}
-        },
-    )
+    @router.post("/v1/audit", response_model=AuditOut, responses=R(401, 403, 405, 413, 422))
     async def post_audit(request: Request, key: Caller) -> JSONResponse:
+        """Audit the body (its schema: see the request body; BibTeX as ``text/x-bibtex``)."""
         scope = allowed(key, "audit")
         data = await body_bytes(request)
+        bibtex = _is_bibtex(request)
         try:
-            submission = parse_bytes(data, "body")
+            submission = (
+                parse_bytes(data, "body")
+                if bibtex is False
+                else submission_from_bytes(data, "body", bibtex=bibtex)
+            )
             report = auditor.audit(
                 submission,
                 store=ScopedLookup(store, scope),
@@ -134,8 +169,8 @@ def router_for(service: Service) -> APIRouter:
         counters[key.tenant, "audits"] += 1
         return JSONResponse({"digest": digest, "report": json.loads(body)})
 
-    @router.get("/v1/reports/{digest}")
-    def get_report(digest: str, key: Caller) -> JSONResponse:
+    @router.get("/v1/reports/{digest}", response_model=ReportOut, responses=R(401, 403, 404, 405))
+    def get_report(digest: Annotated[str, Path(pattern=DIGEST)], key: Caller) -> JSONResponse:
         allowed(key, "read_reports")
         body = records.report(key.tenant, digest)
         if body is None:
@@ -144,7 +179,7 @@ def router_for(service: Service) -> APIRouter:
             {"digest": digest, "report": json.loads(body), "reviews": reviews_json(key.tenant, body)}
         )
 
-    @router.post("/v1/sources", status_code=201)
+    @router.post("/v1/sources", status_code=201, responses=R(401, 403, 405, 413, 422))
     def post_source(source: SourceIn, key: Caller) -> dict[str, str]:
         scope = allowed(key, "ingest")
         try:
@@ -153,8 +188,12 @@ def router_for(service: Service) -> APIRouter:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
         return {"source_id": source.source_id}
 
-    @router.post("/v1/sources/{source_id}/revisions", status_code=201)
-    def post_revision(source_id: str, revision: RevisionIn, key: Caller) -> dict[str, Any]:
+    @router.post(
+        "/v1/sources/{source_id}/revisions", status_code=201, responses=R(401, 403, 404, 405, 409, 413, 422)
+    )
+    def post_revision(
+        source_id: Annotated[str, Path(pattern=SOURCE_ID)], revision: RevisionIn, key: Caller
+    ) -> dict[str, Any]:
         scope = allowed(key, "ingest")
         if store.get(scope, source_id, with_text=False) is None:
             raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
@@ -164,21 +203,25 @@ def router_for(service: Service) -> APIRouter:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
         return {**added.ref(), "created": created, "entered_at": added.entered_at}
 
-    @router.get("/v1/sources/{source_id}")
-    def get_source(source_id: str, key: Caller) -> dict[str, Any]:
+    @router.get("/v1/sources/{source_id}", responses=R(401, 403, 404, 405))
+    def get_source(source_id: Annotated[str, Path(pattern=SOURCE_ID)], key: Caller) -> dict[str, Any]:
         scope = allowed(key, "read_sources")
         found = store.get(scope, source_id, with_text=False)
         if found is None:
             raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
         return found.to_json()
 
-    @router.post("/v1/reviews", status_code=201)
+    @router.post("/v1/reviews", status_code=201, responses=R(401, 403, 404, 405, 413, 422))
     def post_review(review: ReviewIn, key: Caller) -> dict[str, str]:
         allowed(key, "review")
         body = records.report(key.tenant, review.report_digest)
         if body is None:
             raise Problem(404, "Not Found", f"no report {review.report_digest} in this tenant")
         report = json.loads(body)
+        if review.claim_id not in {c["id"] for c in report["claims"]}:  # a claim of the report, or nothing
+            raise Problem(
+                404, "Not Found", f"review names claim {review.claim_id!r}, which is not in the report"
+            )
         digest = report["submission_sha256"]
         recorded = Review(digest, review.claim_id, review.verdict, review.note, key.name or key.sha256[:12])
         try:  # the rules every audit applies to a review, so none is stored that would break them

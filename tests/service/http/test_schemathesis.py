@@ -1,0 +1,76 @@
+"""The OpenAPI document against the service, by schemathesis (``schemathesis run --checks all``):
+every check it has, on a real ``citeaudit serve`` on 127.0.0.1 with an admin key, in every phase
+(examples, coverage, fuzzing, stateful), with a fixed seed and a bounded number of examples. What the
+document cannot say is in ``schemathesis_hooks.py``."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import GOLDEN, ROOT, run_cli
+
+MAX_EXAMPLES = 8  # per operation and phase; the coverage phase adds its boundary cases (~210)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
+    keys = tmp_path / "keys.toml"
+    key = run_cli("keys", "add", "--keys", keys, "--tenant", "acme", "--role", "admin").stdout.strip()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = [sys.executable, "-m", "citeaudit", "serve", "--store", str(tmp_path / "s.db"), "--keys", str(keys),
+            "--cache", str(tmp_path / "seed" / "cache"), "--sources", str(tmp_path / "seed" / "sources"),
+            "--port", str(port), "--max-body-bytes", "2000000"]  # fmt: skip
+    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{url}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        yield url, key
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_schemathesis_finds_no_failure_with_every_check(served: tuple[str, str], tmp_path: Path) -> None:
+    url, key = served
+    argv = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json",
+            "--header", f"Authorization: Bearer {key}", "--checks", "all", "--max-examples", str(MAX_EXAMPLES),
+            "--seed", "1", "--no-color", "--continue-on-failure", "--output-sanitize", "false",
+            "--generation-database", "none", "--report", "junit", "--report-dir", str(tmp_path)]  # fmt: skip
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "tests.service.http.schemathesis_hooks",
+        "PYTHONPATH": str(ROOT),
+    }
+    run = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-20_000:]
+    summary = re.search(r"Test cases:\s*\n\s*(\d+) generated, (\d+) passed", out)
+    assert summary, out[-5_000:]
+    generated, passed = int(summary[1]), int(summary[2])
+    assert generated >= 200  # every operation, every phase
+    assert re.search(r"Selected: 8/8\s+Tested: 8", out), out[-5_000:]
+    for phase in ("Coverage", "Fuzzing", "Stateful"):
+        assert re.search(rf"✅ {phase}", out), out[-5_000:]
+    print(f"schemathesis: {generated} cases generated, {passed} passed, 0 failures")
