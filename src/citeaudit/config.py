@@ -48,6 +48,10 @@ class Config:
     reviews: bool = False  # apply the reviews recorded in the store
     fail_on: str = "error"  # "error": exit code follows deterministic findings; "decision": the decision
     policy: Policy = field(default_factory=Policy)  # only from a configuration file's [policy] table
+    allow_private_urls: bool = False  # cited URLs may reach loopback, private, link-local addresses
+    ignore_robots: bool = False  # fetch pages robots.txt disallows (for sites you own)
+    max_page_bytes: int = 16 * 1024 * 1024  # a fetched page over this is not read
+    host_delay_ms: int = 1000  # between two requests to one web host (0: none)
     origin: str = "defaults"  # where the file settings came from, for messages
 
 
@@ -72,6 +76,10 @@ ENV_VARS = {
     "verdict_cache": "CITEAUDIT_VERDICT_CACHE",
     "reviews": "CITEAUDIT_REVIEWS",
     "fail_on": "CITEAUDIT_FAIL_ON",
+    "allow_private_urls": "CITEAUDIT_ALLOW_PRIVATE_URLS",
+    "ignore_robots": "CITEAUDIT_IGNORE_ROBOTS",
+    "max_page_bytes": "CITEAUDIT_MAX_PAGE_BYTES",
+    "host_delay_ms": "CITEAUDIT_HOST_DELAY_MS",
 }
 FAIL_ON = ("error", "decision")
 _PATHS = {"cache", "sources", "out", "corpus", "verdict_cache"}
@@ -83,6 +91,7 @@ _INTS = {
     "store_max_sources",
     "store_max_text_bytes",
     "max_document_bytes",
+    "max_page_bytes",
 }
 
 
@@ -152,7 +161,9 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             values[name] = base / path if base is not None and not path.is_absolute() else path
         elif name in _INTS:
             values[name] = _int(value, here)
-        elif name in ("offline", "reviews"):
+        elif name == "host_delay_ms":  # zero allowed: a local test server, a site you own
+            values[name] = 0 if value in (0, "0") else _int(value, here)
+        elif name in ("offline", "reviews", "allow_private_urls", "ignore_robots"):
             values[name] = value if isinstance(value, bool) else _bool(str(value), here)
         elif name == "fail_on":
             if value not in FAIL_ON:

@@ -3,7 +3,7 @@
 It never reads argv, prints or exits; the resolver, the snapshot store, the
 corpus and the evidence store are handed in, so the same call serves the CLI,
 the library and the services. Citations are checked in groups, one per cited
-source (a DOI, a corpus document, a store source), so each text is read and
+source (a DOI, a web page, a corpus document, a store source), so each text is read and
 searched at most once per audit; groups run in ``settings.jobs`` processes.
 """
 
@@ -27,6 +27,7 @@ from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
+from citeaudit.checks.web import check_page_title
 from citeaudit.identifiers import HANDLERS, canonical_key
 from citeaudit.locate import SourceText
 from citeaudit.model import (
@@ -55,7 +56,14 @@ from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Re
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.stage import fragment_of, judge_report
 from citeaudit.sources.corpus import Corpus
-from citeaudit.sources.interface import SnapshotStore, SourceLookup, StoredSource, digest_text
+from citeaudit.sources.interface import (
+    PinAnswer,
+    PinStore,
+    SnapshotStore,
+    SourceLookup,
+    StoredSource,
+    digest_text,
+)
 from citeaudit.util.version import __version__
 
 __all__ = ["AuditSettings", "audit"]
@@ -185,6 +193,7 @@ class _Context:
         corpus: Corpus | None,
         stored: Mapping[str, StoredSource],
         store_given: bool,
+        pages: Mapping[str, PinAnswer] | None = None,
     ) -> None:
         self.settings = settings
         self.make = make
@@ -193,6 +202,7 @@ class _Context:
         self.corpus = corpus
         self.stored = stored
         self.store_given = store_given
+        self.pages = pages or {}
 
     # -- works named by an identifier (DOI, arXiv) ----------------------------------
 
@@ -232,6 +242,33 @@ class _Context:
             out.append(
                 _Checked(findings + quote_findings, location, lines, summary, record.year_values, excerpt)
             )
+        return out
+
+    # -- web pages, checked against their pins --------------------------------------
+
+    def check_page(self, url: str, citations: list[Citation]) -> list[_Checked]:
+        """All citations of one page: one pin, its text searched as a DOI's snapshot is."""
+        make, answer = self.make, self.pages[url]
+        pin = answer.pin
+        if pin is None:
+            return [_Checked([make(answer.code, answer.reason)]) for _ in citations]
+        summary = pin.summary()
+        if not pin.found:
+            message = (
+                f"{url} answered HTTP {pin.status} when it was fetched ({pin.fetched_at}): "
+                "the page is not there"
+            )
+            return [_Checked([make("E_URL_NOT_FOUND", message)], record=summary) for _ in citations]
+        assert pin.text is not None  # a pin of a page found has its text: sources/pins.py
+        text = SourceText(pin.text)
+        out: list[_Checked] = []
+        for citation in citations:
+            source = citation.source
+            assert isinstance(source, WorkSource)  # grouped by kind: see audit()
+            findings = check_page_title(source.title, pin.titles, make) if source.title is not None else []
+            quote_findings, location = check_quote(citation.quote, text, self.settings.min_quote_length, make)
+            lines, excerpt = _place(text, location)
+            out.append(_Checked(findings + quote_findings, location, lines, summary, excerpt=excerpt))
         return out
 
     # -- corpus documents (seed 003) -------------------------------------------------
@@ -391,7 +428,7 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
             row.doi = canonical_key(row.doi)
             if source.form_note:
                 row.findings.append(make("W_IDENTIFIER_FORM", source.form_note))
-            return ("work", row.doi)
+            return ("page" if handler.text_source == "pin" else "work", row.doi)
         if handler.syntax_code is not None:
             row.findings.append(make(handler.syntax_code, handler.invalid(source.identifier)))
         return None
@@ -403,6 +440,15 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
         make("E_NO_IDENTIFIER", "the reference names no DOI or arXiv id, so it cannot be looked up")
     )
     return None
+
+
+def _pages(pins: PinStore | None, urls: list[str]) -> dict[str, PinAnswer]:
+    if not urls:
+        return {}
+    if pins is None:
+        reason = "no pins were given to check web pages against"
+        return {url: PinAnswer(None, "E_NOT_PINNED", reason) for url in urls}
+    return pins.lookup_many(urls)
 
 
 def _claim_status(findings: Iterable[Finding], disputed: bool) -> ClaimStatus:
@@ -429,6 +475,7 @@ def audit(
     settings: AuditSettings | None = None,
     judge: Judge | None = None,
     reviews: Sequence[Review] = (),
+    pins: PinStore | None = None,
 ) -> Report:
     """Run every deterministic check of ``submission``, then the judge (if
     any) on the claims that passed them, and apply the reviews and the policy.
@@ -451,8 +498,15 @@ def audit(
     answers = resolver.resolve_many(dois) if dois else {}
     source_ids = [key for kind, key in groups if kind == "store"]
     stored = store.fetch(source_ids) if store is not None and source_ids else {}
-    context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None)
-    checkers = {"work": context.check_work, "corpus": context.check_document, "store": context.check_stored}
+    urls = sorted(key for kind, key in groups if kind == "page")
+    pages = _pages(pins, urls)
+    context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None, pages)
+    checkers = {
+        "work": context.check_work,
+        "page": context.check_page,
+        "corpus": context.check_document,
+        "store": context.check_stored,
+    }
     ordered = list(groups.items())
 
     def check_group(i: int) -> list[_Checked]:

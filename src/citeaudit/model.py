@@ -159,6 +159,7 @@ class WorkSource:
     # The handler's warning about the form the identifier was written in (W_IDENTIFIER_FORM); it
     # says nothing the identifier does not, so the submission digest leaves it out.
     form_note: str | None = None
+    accessed: str | None = None  # when the agent says it read a web page (as written; not checked)
 
     ranged: ClassVar[bool] = False  # cited by its identifier, not by a range of a text
 
@@ -170,7 +171,17 @@ class WorkSource:
     def cited_fields(self) -> dict[str, Any]:
         """The metadata as cited, for the report (the identifier's handler names the work)."""
         out: dict[str, Any] = {}
-        for key in ("title", "year", "first_author", "container", "volume", "issue", "pages", "type"):
+        for key in (
+            "title",
+            "year",
+            "first_author",
+            "container",
+            "volume",
+            "issue",
+            "pages",
+            "type",
+            "accessed",
+        ):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -338,11 +349,14 @@ def _canonical_citation(citation: Citation) -> list[Any]:
     source = citation.source
     values = _SOURCE_VALUES.get(type(source))
     if values is None:  # one getter per source type: the digest of 10,000 citations stays cheap
-        names = [f.name for f in fields(source) if f.name not in ("kind", "form_note")]
+        # ``accessed`` came with web citations: added only where given, so digests made before stay.
+        names = [f.name for f in fields(source) if f.name not in ("kind", "accessed", "form_note")]
         values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
     canonical = values(source)
     if isinstance(source, WorkSource) and source.kind in _DOI_FORM_KINDS:
         canonical = ("doi", *canonical[1:])
+    if isinstance(source, WorkSource) and source.accessed is not None:
+        canonical = (*canonical, source.accessed)
     return [citation.id, canonical, citation.quote, citation.start, citation.end]
 
 

@@ -11,9 +11,9 @@ What differs between the shells is said once, here:
 * :func:`build_auditor` — what ``check`` and the Python API run: the registries online unless
   ``config.offline``, a bibliographic search for better candidates when online, the judge offline
   exactly when the registries are, its costly verdicts cached.
-* :func:`service_auditor` — the HTTP service: the registry cache only read (a service never goes
-  online on a request's behalf), one process per audit, the judge's own model or endpoint the
-  operator's explicit choice, its verdicts cached.
+* :func:`service_auditor` — the HTTP service: the registry cache and the pinned pages only read (a
+  service never goes online on a request's behalf: it fetches no page), one process per audit, the
+  judge's own model or endpoint the operator's explicit choice, its verdicts cached.
 * :func:`read_only_auditor` — the MCP server: as the service, and no verdict is written, as the server
   writes nothing.
 """
@@ -34,9 +34,11 @@ from citeaudit.semantic.factory import configured_judge, make_judge
 from citeaudit.semantic.interface import Judge
 from citeaudit.sources.corpus import Corpus, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
-from citeaudit.sources.interface import SourceLookup
+from citeaudit.sources.interface import PinStore, SourceLookup
+from citeaudit.sources.pins import FetchingPins, PinDirectory, Pinner
 
 if TYPE_CHECKING:
+    from citeaudit.resolve.web import WebFetcher
     from citeaudit.store.evidence import EvidenceStore, Scope
     from citeaudit.store.trail import ScopedTrail
 
@@ -47,7 +49,9 @@ __all__ = [
     "FromConfig",
     "audit_settings",
     "build_auditor",
+    "build_fetcher",
     "build_judge",
+    "build_pins",
     "build_resolver",
     "open_evidence",
     "read_only_auditor",
@@ -87,6 +91,27 @@ def build_resolver(config: Config, progress: Progress | None = None) -> CachingR
     from citeaudit.resolve.registry import RegistryResolver  # httpx only when going online
 
     return CachingResolver(cache, RegistryResolver(cache, mailto=config.mailto, progress=progress))
+
+
+def build_fetcher(config: Config) -> WebFetcher:
+    """The fetcher of cited web pages, with the configuration's address, robots and size rules."""
+    from citeaudit.resolve.web import WebFetcher, WebPolicy  # httpx only when going online
+
+    policy = WebPolicy(
+        max_page_bytes=config.max_page_bytes,
+        delay=config.host_delay_ms / 1000,
+        allow_private=config.allow_private_urls,
+        ignore_robots=config.ignore_robots,
+    )
+    return WebFetcher(mailto=config.mailto, policy=policy)
+
+
+def build_pins(config: Config) -> PinStore:
+    """The pinned pages beside the snapshots; online, a page not pinned yet is fetched and pinned."""
+    directory = PinDirectory(config.sources)
+    if config.offline:
+        return directory
+    return FetchingPins(Pinner(directory, build_fetcher(config)))
 
 
 def build_suggester(config: Config) -> Suggester | None:
@@ -167,11 +192,13 @@ class Auditor:
         corpus: Corpus | None,
         suggester: Suggester | None,
         judge: Judge | None,
+        pins: PinStore | None = None,
     ) -> None:
         self.config = config
         self.settings = audit_settings(config)
         self.resolver = resolver
         self.snapshots = SnapshotDirectory(config.sources)
+        self.pins = pins if pins is not None else PinDirectory(config.sources)
         self.corpus = corpus
         self.suggester = suggester
         self.judge = judge
@@ -195,6 +222,7 @@ class Auditor:
             settings=self.settings,
             judge=self.judge,
             reviews=reviews,
+            pins=self.pins,
         )
         if trail is not None:
             trail.append(report)
@@ -218,6 +246,7 @@ def build_auditor(
         resolver=build_resolver(config, progress),
         corpus=load_configured_corpus(config) if isinstance(corpus, FromConfig) else corpus,
         suggester=build_suggester(config),
+        pins=build_pins(config),
         judge=(
             build_judge(config, judge_online=judge_online, write_verdicts=write_verdicts)
             if isinstance(judge, FromConfig)

@@ -69,7 +69,7 @@ CASES = {
     "not_an_object": (b"[1, 2]", '$: expected an object with a "claims" array'),
     "no_source": (
         b'{"claims": [{"id": "c1", "text": "x", "citations": [{"title": "t"}]}]}',
-        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, document_id, source_id or ref",
+        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, url, document_id, source_id or ref",
     ),
     "two_sources": (
         b'{"claims": [{"id": "c1", "text": "x", "citations": [{"doi": "10.1/x", "document_id": "d"}]}]}',

@@ -16,7 +16,7 @@ from citeaudit.model import CorpusSource, ReferenceSource, WorkSource
 
 
 def test_every_kind_has_one_handler_that_names_it() -> None:
-    assert KINDS == ("doi", "arxiv")
+    assert KINDS == ("doi", "arxiv", "url")
     for kind in KINDS:
         assert isinstance(handler(kind), IdentifierHandler)
         assert handler(kind).kind == kind

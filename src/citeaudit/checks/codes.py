@@ -140,6 +140,43 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo(
             "E_UNKNOWN_CITATION", _E, _WRONG, "A claim refers to a citation id that is not in the list."
         ),
+        # web pages, fetched once and pinned
+        CodeInfo(
+            "E_URL_SYNTAX",
+            _E,
+            _WRONG,
+            "The URL is not an http(s) URL citeaudit can pin (or carries credentials).",
+        ),
+        CodeInfo(
+            "E_URL_NOT_FOUND",
+            _E,
+            _NR,
+            "The server answered 404 or 410 for the page, and that answer was pinned.",
+        ),
+        CodeInfo("E_NOT_PINNED", _E, _UN, "Offline, and no pin of this page was found beside the snapshots."),
+        CodeInfo(
+            "E_PIN_CORRUPT", _E, _UN, "The pin of this page is unreadable or its text is not its digest's."
+        ),
+        CodeInfo(
+            "E_URL_UNREACHABLE",
+            _E,
+            _UN,
+            "The page could not be fetched (timeouts, errors, rate limits, redirect loops, other statuses).",
+        ),
+        CodeInfo(
+            "E_URL_REFUSED",
+            _E,
+            _UN,
+            "The host resolves to a loopback, private, link-local or multicast address; not fetched.",
+        ),
+        CodeInfo("E_ROBOTS_DISALLOWED", _E, _UN, "The site's robots.txt does not allow fetching the page."),
+        CodeInfo(
+            "E_URL_NO_TEXT", _E, _UN, "The page has no text to extract (it may need a browser to render)."
+        ),
+        CodeInfo(
+            "E_URL_UNREADABLE", _E, _UN, "The page is of a type, size or encoding citeaudit cannot read."
+        ),
+        CodeInfo("W_URL_TITLE_MISMATCH", _W, _NOTE, "The cited title is none of the page's titles."),
         # corpus documents and evidence-store sources (seeds 003 and 002)
         CodeInfo(
             "E_DOCUMENT_MISSING", _E, _NR, "The cited document or source is not in the corpus or store."

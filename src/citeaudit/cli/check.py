@@ -24,6 +24,7 @@ from citeaudit.cli.common import (
     add_severity_option,
     add_sources_option,
     add_store_options,
+    add_web_options,
     effective_config,
     positive,
     refuse_to_overwrite,
@@ -54,6 +55,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     add_corpus_option(check)
     add_offline_option(check)
     add_mailto_option(check)
+    add_web_options(check)
     check.add_argument(
         "--out", type=Path, help="where to write the report; - prints it [CITEAUDIT_OUT; ./report.json]"
     )

@@ -42,6 +42,7 @@ __all__ = [
     "add_store_option",
     "add_store_options",
     "add_verdict_cache_option",
+    "add_web_options",
     "effective_config",
     "positive",
     "print_json",
@@ -166,6 +167,23 @@ def add_fail_on_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_web_options(parser: argparse.ArgumentParser) -> None:
+    """--allow-private-urls and --ignore-robots: how cited web pages may be fetched."""
+    parser.add_argument(
+        "--allow-private-urls",
+        action="store_true",
+        default=None,
+        help="let cited URLs reach loopback, private, link-local and multicast addresses "
+        "(an intranet, a test server) [CITEAUDIT_ALLOW_PRIVATE_URLS]",
+    )
+    parser.add_argument(
+        "--ignore-robots",
+        action="store_true",
+        default=None,
+        help="fetch pages the site's robots.txt disallows (for sites you own) [CITEAUDIT_IGNORE_ROBOTS]",
+    )
+
+
 JUDGE_HELP = "semantic judge: " + " | ".join(JUDGE_SPECS.values())
 
 
@@ -221,6 +239,8 @@ _FLAG_SETTINGS = (
     "verdict_cache",
     "reviews",
     "fail_on",
+    "allow_private_urls",
+    "ignore_robots",
 )
 
 

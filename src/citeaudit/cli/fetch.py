@@ -1,5 +1,5 @@
-"""``citeaudit fetch``: fill the cache from the registries and do nothing else
-(the explicit "fill the cache, then commit it" step of seed 000)."""
+"""``citeaudit fetch``: fill the cache from the registries and pin the cited web pages, and do
+nothing else (the explicit "fill the cache, then commit it" step of seed 000)."""
 
 from __future__ import annotations
 
@@ -16,27 +16,67 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_config_option,
     add_mailto_option,
+    add_sources_option,
+    add_web_options,
     effective_config,
 )
 from citeaudit.formats import load_submission
-from citeaudit.identifiers import resolver_key
+from citeaudit.identifiers import pin_key, resolver_key
 from citeaudit.resolve.interface import ResolutionStatus
-from citeaudit.wiring import build_resolver
+from citeaudit.sources.pins import PinDirectory, Pinner, PinOutcome
+from citeaudit.wiring import build_fetcher, build_resolver
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "print_pin_outcomes", "run"]
 
 
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     fetch = commands.add_parser(
         "fetch",
-        help="resolve every DOI of a claims file into the cache (then commit the cache)",
-        description="Exit 0 when every DOI got a final answer, 3 when some could not be looked up.",
+        help="resolve every DOI of a claims file into the cache and pin every cited web page "
+        "(then commit both)",
+        description="Exit 0 when every DOI and page got a final answer, 3 when some could not be "
+        "looked up or fetched.",
     )
     fetch.add_argument("claims", type=Path, help="the claims file (JSON)")
     add_cache_option(fetch)
+    add_sources_option(fetch)
     add_mailto_option(fetch)
+    add_web_options(fetch)
+    fetch.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the pin of a page whose text changed since it was pinned (kept by default)",
+    )
     add_config_option(fetch)
     fetch.set_defaults(func=run)
+
+
+def print_pin_outcomes(outcomes: dict[str, PinOutcome], stdout: TextIO) -> dict[str, int]:
+    """One line per page (what pinning it did), and the count of each action."""
+    counts = dict.fromkeys(("created", "unchanged", "changed", "replaced", "failed"), 0)
+    for url, outcome in sorted(outcomes.items()):
+        counts[outcome.action] += 1
+        pin = outcome.pin
+        if outcome.action == "failed":
+            line = f"could_not_check {url} {outcome.code}: {outcome.reason}"
+        elif outcome.action in ("changed", "replaced"):
+            assert outcome.previous is not None
+            assert outcome.new is not None
+            old, new = outcome.previous, outcome.new
+            kept = (
+                "kept the old pin (--replace takes the new one)"
+                if outcome.action == "changed"
+                else "replaced"
+            )
+            line = (
+                f"{outcome.action} {url} HTTP {old.status} text_sha256={old.text_sha256} -> "
+                f"HTTP {new.status} text_sha256={new.text_sha256}; {kept}"
+            )
+        else:
+            assert pin is not None
+            line = f"{outcome.action} {url} HTTP {pin.status} text_sha256={pin.text_sha256}"
+        print(line, file=stdout)
+    return counts
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -44,14 +84,28 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
     dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
-    answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois)
+    urls = sorted({key for c in citations if (key := pin_key(c.source)) is not None})
+    answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois) if dois else {}
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():
         counts[answer.status] += 1
-    print(
-        f"dois={len(dois)} found={counts[ResolutionStatus.FOUND]} "
-        f"not_found={counts[ResolutionStatus.NOT_FOUND]} "
-        f"could_not_check={counts[ResolutionStatus.UNAVAILABLE]} cache={config.cache}",
-        file=stdout,
-    )
-    return EXIT_UNCHECKED if counts[ResolutionStatus.UNAVAILABLE] else EXIT_CLEAN
+    unchecked = counts[ResolutionStatus.UNAVAILABLE]
+    if urls:
+        pinner = Pinner(PinDirectory(config.sources), build_fetcher(config))
+        outcomes = pinner.pin_many(urls, replace_changed=args.replace)
+        actions = print_pin_outcomes(outcomes, stdout)
+        print(
+            f"urls={len(urls)} "
+            + " ".join(f"{k}={v}" for k, v in actions.items())
+            + f" sources={config.sources}",
+            file=stdout,
+        )
+        unchecked += actions["failed"]
+    if dois or not urls:
+        print(
+            f"dois={len(dois)} found={counts[ResolutionStatus.FOUND]} "
+            f"not_found={counts[ResolutionStatus.NOT_FOUND]} "
+            f"could_not_check={counts[ResolutionStatus.UNAVAILABLE]} cache={config.cache}",
+            file=stdout,
+        )
+    return EXIT_UNCHECKED if unchecked else EXIT_CLEAN

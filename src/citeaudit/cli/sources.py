@@ -107,7 +107,12 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
 
     snapshot = commands.add_parser("snapshot", help="extract the text of a PDF/HTML/text file into --sources")
     snapshot.add_argument("file", type=Path)
-    snapshot.add_argument("--doi", required=True, help="the DOI the text belongs to")
+    named = snapshot.add_mutually_exclusive_group(required=True)
+    named.add_argument("--doi", help="the DOI the text belongs to")
+    named.add_argument(
+        "--url",
+        help="the web page a saved HTML/PDF file is (pinned as if fetched: a page that needs a browser)",
+    )
     add_sources_option(snapshot)
     snapshot.add_argument(
         "--replace", action="store_true", help="put the text in place of a different snapshot of the DOI"
@@ -214,7 +219,46 @@ def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_CLEAN
 
 
+_PAGE_TYPES = {".html": "text/html", ".htm": "text/html", ".pdf": "application/pdf", ".txt": "text/plain"}
+
+
+def _pin_saved_page(args: argparse.Namespace, stdout: TextIO) -> int:
+    """A saved copy of a page, pinned for its URL as a fetch would pin it."""
+    from citeaudit.identifiers.url import URL
+    from citeaudit.resolve.web import PageFailure
+    from citeaudit.sources.pins import PinDirectory, pin_file, same_page, utc_now
+
+    url = URL.normalise(args.url)
+    if not URL.is_valid(url):
+        raise ConfigError(URL.invalid(args.url))
+    content_type = _PAGE_TYPES.get(args.file.suffix.lower())
+    if content_type is None:
+        raise ConfigError(f"{args.file}: a saved page is .html, .htm, .pdf or .txt")
+    if not args.file.is_file():
+        raise ConfigError(f"{args.file}: no such file")
+    config = load_config(Path.cwd(), args.config)
+    directory = PinDirectory(args.sources or config.sources)
+    current = directory.lookup(url).pin
+    made = pin_file(url, args.file, content_type, utc_now(), config.max_document_bytes)
+    if isinstance(made, PageFailure):
+        raise SourceError(f"{args.file}: {made.reason}")
+    if current is not None and same_page(current, made):
+        status = "unchanged"
+    elif current is not None and not args.replace:
+        raise ConfigError(
+            f"{url} already has a different pin (text_sha256={current.text_sha256}); "
+            "give --replace to put this one in its place"
+        )
+    else:
+        directory.write(made)
+        status = "created" if current is None else "replaced"
+    print(f"pin={directory.paths(url)[0]} text_sha256={made.text_sha256} status={status}", file=stdout)
+    return EXIT_CLEAN
+
+
 def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.url is not None:
+        return _pin_saved_page(args, stdout)
     doi = DOI.normalise(args.doi)
     if not DOI.is_valid(doi):
         raise ConfigError(f"{args.doi!r} is not a DOI")

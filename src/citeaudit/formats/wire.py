@@ -56,13 +56,25 @@ class WorkFieldsIn(StrictWire):
     quote: LongText | None = None
 
 
-# One wire model per identifier kind: its own field (``doi``, ``arxiv``…) and the work's fields.
-def _work_model(kind: str) -> type[WorkFieldsIn]:
+class PageFieldsIn(StrictWire):
+    """What a citation of a web page says besides its URL: the title as cited, when it was read,
+    the quote."""
+
+    id: Id | None = None
+    title: ShortText | None = None
+    accessed: ShortText | None = None
+    quote: LongText | None = None
+
+
+# One wire model per identifier kind: its own field (``doi``, ``arxiv``, ``url``…) and the work's
+# fields (a pinned page's, for a kind whose text is a pin).
+def _work_model(kind: str) -> type[StrictWire]:
     field: dict[str, Any] = {kind: (ShortText, ...)}
-    return create_model(f"{kind.title()}CitationIn", __base__=WorkFieldsIn, **field)
+    base: type[StrictWire] = PageFieldsIn if handler(kind).text_source == "pin" else WorkFieldsIn
+    return create_model(f"{kind.title()}CitationIn", __base__=base, **field)
 
 
-WORK_CITATION_MODELS: dict[str, type[WorkFieldsIn]] = {kind: _work_model(kind) for kind in KINDS}
+WORK_CITATION_MODELS: dict[str, type[StrictWire]] = {kind: _work_model(kind) for kind in KINDS}
 
 
 class CorpusCitationIn(StrictWire):
@@ -142,7 +154,10 @@ def _citation(
         if kind in KINDS:
             # Every identifier kind has the same fields: its own, then the metadata as cited.
             model = WORK_CITATION_MODELS[kind]
-            d = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
+            d: Any = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
+            if isinstance(d, PageFieldsIn):
+                page = WorkSource(identifier=getattr(d, kind), title=d.title, accessed=d.accessed, kind=kind)
+                return Citation(id=d.id or default_id, source=page, quote=d.quote, origin=origin)
             source: WorkSource | CorpusSource | StoreSource = WorkSource(
                 identifier=getattr(d, kind),
                 title=d.title,

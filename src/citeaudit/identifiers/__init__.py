@@ -1,8 +1,8 @@
-"""Identifier kinds (doi, arxiv): one handler module per kind behind one interface, and the
+"""Identifier kinds (doi, arxiv, url): one handler module per kind behind one interface, and the
 registry the formats, the core and the resolvers dispatch through."""
 
 from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler, TextSource
-from citeaudit.identifiers.registry import HANDLERS, KINDS, canonical_key, handler, resolver_key, route_of
+from citeaudit.identifiers.registry import HANDLERS, KINDS, canonical_key, handler, pin_key, resolver_key, route_of
 
 __all__ = [
     "HANDLERS",
@@ -12,6 +12,7 @@ __all__ = [
     "TextSource",
     "canonical_key",
     "handler",
+    "pin_key",
     "resolver_key",
     "route_of",
 ]

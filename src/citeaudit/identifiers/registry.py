@@ -7,13 +7,15 @@ from __future__ import annotations
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.interface import IdentifierHandler
+from citeaudit.identifiers.url import URL
 from citeaudit.model import Source, WorkSource
 
-__all__ = ["HANDLERS", "KINDS", "canonical_key", "handler", "resolver_key", "route_of"]
+__all__ = ["HANDLERS", "KINDS", "canonical_key", "handler", "pin_key", "resolver_key", "route_of"]
 
 HANDLERS: dict[str, IdentifierHandler] = {
     DOI.kind: DOI,
     ARXIV.kind: ARXIV,
+    URL.kind: URL,
 }
 KINDS: tuple[str, ...] = tuple(HANDLERS)
 
@@ -23,14 +25,12 @@ def handler(kind: str) -> IdentifierHandler:
     return HANDLERS[kind]
 
 
-def resolver_key(source: Source) -> str | None:
-    """The key a resolver is asked for a cited work by; None for a source that names no work by a
-    valid identifier (a corpus document, a store source, a reference, a malformed identifier)."""
+def _valid_key(source: Source) -> tuple[IdentifierHandler, str] | None:
     if not isinstance(source, WorkSource):
         return None
     kind = HANDLERS[source.kind]
     normal = kind.normalise(source.identifier)
-    return canonical_key(kind.key(normal)) if kind.is_valid(normal) else None
+    return (kind, canonical_key(kind.key(normal))) if kind.is_valid(normal) else None
 
 
 def canonical_key(key: str) -> str:
@@ -39,6 +39,20 @@ def canonical_key(key: str) -> str:
     are one work in the cache and the snapshots."""
     owner = next((h for h in reversed(HANDLERS.values()) if h.owns(key)), None)
     return owner.key(owner.normalise(key)) if owner is not None else key
+
+
+def resolver_key(source: Source) -> str | None:
+    """The key a resolver is asked for a cited work by; None for a source that names no work by a
+    valid identifier (a corpus document, a store source, a reference, a malformed identifier) and
+    for a web page, which is fetched and pinned, not resolved (:func:`pin_key`)."""
+    found = _valid_key(source)
+    return found[1] if found is not None and found[0].text_source == "snapshot" else None
+
+
+def pin_key(source: Source) -> str | None:
+    """The key a cited web page is pinned under (its normal URL); None for any other source."""
+    found = _valid_key(source)
+    return found[1] if found is not None and found[0].text_source == "pin" else None
 
 
 def route_of(key: str) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from io import BytesIO
 from pathlib import Path
 
 from citeaudit.errors import SourceError
@@ -32,6 +33,7 @@ __all__ = [
     "clean_pdf_pages",
     "extract_file",
     "extract_html",
+    "extract_pdf_bytes",
 ]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".html", ".htm", ".pdf")
@@ -96,7 +98,7 @@ def clean_pdf_pages(pages: list[str]) -> str:
     ).strip()
 
 
-def _extract_pdf(path: Path) -> str:
+def _extract_pdf(path: Path | BytesIO, name: str) -> str:
     try:
         from pypdf import PdfReader
     except ModuleNotFoundError:
@@ -105,11 +107,16 @@ def _extract_pdf(path: Path) -> str:
         reader = PdfReader(path)
         pages = [page.extract_text() or "" for page in reader.pages]
     except Exception as e:  # a damaged file: PyPdfError, but also NotImplementedError, KeyError…
-        raise SourceError(f"{path}: cannot read the PDF: {e}") from None
+        raise SourceError(f"{name}: cannot read the PDF: {e}") from None
     text = clean_pdf_pages(pages)
     if not text:
-        raise SourceError(f"{path}: the PDF has no extractable text (a scan needs OCR first)")
+        raise SourceError(f"{name}: the PDF has no extractable text (a scan needs OCR first)")
     return text
+
+
+def extract_pdf_bytes(data: bytes, name: str = "document") -> str:
+    """The snapshot text of a PDF held in memory (a fetched page), as :func:`extract_file` reads a file."""
+    return _extract_pdf(BytesIO(data), name)
 
 
 def extract_html(html: str, name: str = "document") -> str:
@@ -153,7 +160,7 @@ def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES) -> str
             f"{path}: {size} bytes, over the document limit of {max_bytes} (max_document_bytes)"
         )
     if suffix == ".pdf":
-        return _extract_pdf(path)
+        return _extract_pdf(path, str(path))
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -5,10 +5,20 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Revision", "SnapshotStore", "SourceLookup", "StoredSource", "digest_text", "normalize_newlines"]
+__all__ = [
+    "Pin",
+    "PinAnswer",
+    "PinStore",
+    "Revision",
+    "SnapshotStore",
+    "SourceLookup",
+    "StoredSource",
+    "digest_text",
+    "normalize_newlines",
+]
 
 
 def digest_text(text: str) -> str:
@@ -29,6 +39,63 @@ class SnapshotStore(ABC):
     @abstractmethod
     def text_for_doi(self, doi: str) -> str | None:
         """The snapshot text of a normalised DOI, or None when there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A web page as it was when it was fetched: a final answer (200 with its text, or 404/410),
+    with what proves which page it was (``sources/pins.py`` keeps it on disk)."""
+
+    url: str  # the normal URL it is pinned under (the citation's key)
+    requested_url: str  # what was requested (the same, unless pinned by hand from another spelling)
+    final_url: str  # after the redirects
+    status: int
+    content_type: str
+    body_sha256: str
+    fetched_at: str  # UTC, ISO 8601, to the second
+    text: str | None = None  # the extracted text; None for a page not found
+    text_sha256: str | None = None
+    title: str | None = None  # citation_title, else og:title, else <title>
+    titles: tuple[str, ...] = ()  # every title the page gives
+    citation_doi: str | None = None
+    redirects: tuple[dict[str, Any], ...] = ()
+    extractor: dict[str, str] = field(default_factory=dict)  # library → version
+
+    @property
+    def found(self) -> bool:
+        return self.status == 200
+
+    def summary(self) -> dict[str, Any]:
+        """What a report shows of the pin: which page, when, and the digests that prove which text."""
+        return {
+            "body_sha256": self.body_sha256,
+            "citation_doi": self.citation_doi,
+            "content_type": self.content_type,
+            "fetched_at": self.fetched_at,
+            "final_url": self.final_url,
+            "redirects": len(self.redirects),
+            "status": self.status,
+            "text_sha256": self.text_sha256,
+            "title": self.title,
+            "url": self.url,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PinAnswer:
+    """The pin of a page, or why there is none (a could-not-check finding code and its reason)."""
+
+    pin: Pin | None
+    code: str = ""
+    reason: str = ""
+
+
+class PinStore(ABC):
+    """Pinned web pages, by normal URL."""
+
+    @abstractmethod
+    def lookup_many(self, urls: list[str]) -> dict[str, PinAnswer]:
+        """One answer per URL; never raises for a page it has no pin of."""
 
 
 @dataclass(frozen=True, slots=True)

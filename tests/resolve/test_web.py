@@ -1,0 +1,215 @@
+"""Fetching cited pages against a local server: redirects recorded, retries only on what says
+"try again", bounds on time and size, robots.txt, and addresses refused before any request."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from citeaudit.resolve.http import RetryPolicy
+from citeaudit.resolve.web import PageAnswer, PageFailure, WebFetcher, WebPolicy, address_refusal
+from tests.resolve.test_http import RecordingClock
+from tests.web_server import Route, WebServer
+
+PAGE = "<html><head><title>T</title></head><body><p>Hello there, a page.</p></body></html>"
+REFUSAL = (
+    "not fetched: a URL from the audited input may not reach loopback, private, link-local or "
+    "multicast addresses (--allow-private-urls or CITEAUDIT_ALLOW_PRIVATE_URLS allows them)"
+)
+
+
+@pytest.fixture
+def server() -> Iterator[WebServer]:
+    srv = WebServer().start()
+    yield srv
+    srv.stop()
+
+
+def fetcher(clock: RecordingClock | None = None, **policy: object) -> WebFetcher:
+    retry = policy.pop("retry", RetryPolicy(attempts=3, timeout=2.0, base_delay=0.01, max_delay=0.02))
+    settings = {"delay": 0.0, "allow_private": True, **policy}
+    return WebFetcher(
+        mailto="tests@example.org",
+        policy=WebPolicy(retry=retry, **settings),  # type: ignore[arg-type]
+        clock=clock,
+        rand=random.Random(1),
+    )
+
+
+def one(f: WebFetcher, url: str) -> PageAnswer | PageFailure:
+    return f.fetch_many([url])[url]
+
+
+def test_a_page_and_the_user_agent_with_mailto(server: WebServer) -> None:
+    url = server.page("/p", PAGE)
+    answer = one(fetcher(), url)
+    assert isinstance(answer, PageAnswer)
+    assert (answer.status, answer.final_url, answer.redirects, answer.body) == (200, url, (), PAGE.encode())
+    assert [p for p, _ in server.log] == ["/robots.txt", "/p"]
+
+
+def test_redirects_are_followed_and_each_is_recorded(server: WebServer) -> None:
+    final = server.page("/new", PAGE)
+    server.redirect("/mid", "/new", 302)
+    start = server.redirect("/old", server.url + "/mid#part", 301)
+    answer = one(fetcher(), start)
+    assert isinstance(answer, PageAnswer)
+    assert answer.final_url == final
+    assert [h.to_json() for h in answer.redirects] == [
+        {"location": server.url + "/mid", "status": 301, "url": start},
+        {"location": final, "status": 302, "url": server.url + "/mid"},
+    ]
+
+
+def test_a_redirect_loop_and_too_many_redirects_are_could_not_check(server: WebServer) -> None:
+    server.redirect("/a", "/b")
+    server.redirect("/b", "/a")
+    assert one(fetcher(), server.url + "/a") == PageFailure(
+        "E_URL_UNREACHABLE", f"redirect loop: {server.url}/a was already visited"
+    )
+    for i in range(4):
+        server.redirect(f"/r{i}", f"/r{i + 1}")
+    server.page("/r4", PAGE)
+    assert one(fetcher(max_redirects=3), server.url + "/r0") == PageFailure(
+        "E_URL_UNREACHABLE", "more than 3 redirects"
+    )
+    assert isinstance(one(fetcher(max_redirects=4), server.url + "/r0"), PageAnswer)
+
+
+def test_503_with_retry_after_is_retried_then_could_not_check(server: WebServer) -> None:
+    server.routes["/busy"] = Route(status=503, headers={"Retry-After": "7"}, body=b"busy")
+    clock = RecordingClock()
+    answer = one(fetcher(clock), server.url + "/busy")
+    assert answer == PageFailure("E_URL_UNREACHABLE", f"{server.url}/busy: HTTP 503 after 3 attempts")
+    assert server.hits("/busy") == 3
+    assert [s for s in clock.slept if s >= 7] == [7.0, 7.0]  # Retry-After honoured between the tries
+
+
+def test_a_retry_after_over_the_bound_ends_the_retries(server: WebServer) -> None:
+    server.routes["/later"] = Route(status=429, headers={"Retry-After": "3600"}, body=b"")
+    answer = one(fetcher(RecordingClock()), server.url + "/later")
+    assert answer == PageFailure("E_URL_UNREACHABLE", f"{server.url}/later: HTTP 429, asked to wait 3600 s")
+    assert server.hits("/later") == 1
+
+
+def test_a_transient_failure_then_the_page(server: WebServer) -> None:
+    url = server.page("/flaky", PAGE)
+    server.routes["/flaky"].answers = [(502, {"Content-Type": "text/plain"}, b"bad gateway")]
+    answer = one(fetcher(RecordingClock()), url)
+    assert isinstance(answer, PageAnswer)
+    assert (answer.status, answer.transient) == (200, "HTTP 502")
+
+
+def test_a_404_is_a_final_answer_not_retried(server: WebServer) -> None:
+    answer = one(fetcher(), server.url + "/gone")
+    assert isinstance(answer, PageAnswer)
+    assert (answer.status, answer.transient, server.hits("/gone")) == (404, "", 1)
+
+
+def test_a_slow_page_past_the_timeout(server: WebServer) -> None:
+    # The headers come at once, then the body trickles in: the time of the whole attempt is bounded.
+    server.routes["/slow"] = Route(body=b"x" * 400, delay=0.2, chunks=4)
+    retry = RetryPolicy(attempts=2, timeout=0.3, base_delay=0.01, max_delay=0.02)
+    answer = one(fetcher(retry=retry), server.url + "/slow")
+    assert answer == PageFailure(
+        "E_URL_UNREACHABLE", f"{server.url}/slow: timed out after 0.3 s after 2 attempts"
+    )
+    assert server.hits("/slow") == 2
+
+
+def test_a_body_over_the_bound_is_refused(server: WebServer) -> None:
+    url = server.page("/big", "<p>" + "a" * 5000 + "</p>")
+    assert one(fetcher(max_page_bytes=1000), url) == PageFailure(
+        "E_URL_UNREADABLE", f"{url}: the page is over 1000 bytes (max_page_bytes)"
+    )
+    assert server.hits("/big") == 1  # not retried
+
+
+def test_robots_txt_disallows(server: WebServer) -> None:
+    server.routes["/robots.txt"] = Route(
+        headers={"Content-Type": "text/plain"}, body=b"User-agent: *\nDisallow: /private/\n"
+    )
+    url = server.page("/private/page", PAGE)
+    assert one(fetcher(), url) == PageFailure(
+        "E_ROBOTS_DISALLOWED",
+        f"{server.url}/robots.txt does not allow citeaudit to fetch {url} (--ignore-robots for a site you own)",
+    )
+    assert server.hits("/private/page") == 0
+    assert isinstance(one(fetcher(), server.page("/public", PAGE)), PageAnswer)
+    assert isinstance(one(fetcher(ignore_robots=True), url), PageAnswer)
+
+
+def test_a_robots_txt_that_fails_allows_nothing(server: WebServer) -> None:
+    server.routes["/robots.txt"] = Route(status=500, headers={"Content-Type": "text/plain"}, body=b"")
+    url = server.page("/p", PAGE)
+    answer = one(fetcher(), url)
+    assert answer == PageFailure(
+        "E_ROBOTS_DISALLOWED", f"{server.url}/robots.txt answered HTTP 500, so nothing is allowed"
+    )
+    assert server.hits("/p") == 0
+
+
+def test_loopback_is_refused_without_the_flag_and_no_request_reaches_it(server: WebServer) -> None:
+    url = server.page("/p", PAGE)
+    answer = one(fetcher(allow_private=False), url)
+    assert answer == PageFailure("E_URL_REFUSED", f"127.0.0.1 is a loopback address; {REFUSAL}")
+    assert server.log == []
+
+
+def test_a_hostname_that_resolves_to_loopback_is_refused(server: WebServer) -> None:
+    server.page("/p", PAGE)
+    answer = one(fetcher(allow_private=False), f"http://localhost:{server.port}/p")
+    assert answer == PageFailure(
+        "E_URL_REFUSED", f"localhost resolves to the loopback address 127.0.0.1; {REFUSAL}"
+    ) or answer == PageFailure("E_URL_REFUSED", f"localhost resolves to the loopback address ::1; {REFUSAL}")
+    assert server.log == []
+
+
+def test_a_redirect_to_loopback_is_refused_on_that_hop(server: WebServer) -> None:
+    # Here the server's own address stands for a public one; the redirect's target is checked anew.
+    start = server.redirect("/out", f"http://127.0.0.2:{server.port}/inside")
+    f = fetcher(allow_private=False)
+    f.refusal = lambda address: None if address == "127.0.0.1" else address_refusal(address)
+    assert one(f, start) == PageFailure("E_URL_REFUSED", f"127.0.0.2 is a loopback address; {REFUSAL}")
+    assert [p for p, _ in server.log] == ["/robots.txt", "/out"]
+
+
+def test_the_connection_goes_to_the_checked_address_with_the_host_header(server: WebServer) -> None:
+    # A name no DNS knows: only the fetcher's own resolution can connect it, so the request that
+    # arrives proves the checked address was the one connected to (no second lookup to rebind).
+    url = server.page("/p", PAGE).replace("127.0.0.1", "pages.test")
+
+    async def local(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    f = fetcher(allow_private=True)
+    f.resolve_host = local
+    answer = one(f, url)
+    assert isinstance(answer, PageAnswer)
+    assert answer.final_url == url
+    assert server.log[-1] == ("/p", f"pages.test:{server.port}")
+    f = fetcher(allow_private=False)
+    f.resolve_host = local
+    assert one(f, url) == PageFailure(
+        "E_URL_REFUSED", f"pages.test resolves to the loopback address 127.0.0.1; {REFUSAL}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("10.0.0.1", "private address 10.0.0.1"),
+        ("192.168.1.1", "private address 192.168.1.1"),
+        ("169.254.169.254", "link-local address 169.254.169.254"),  # cloud metadata
+        ("224.0.0.1", "multicast address 224.0.0.1"),
+        ("::1", "loopback address ::1"),
+        ("::ffff:127.0.0.1", "loopback address 127.0.0.1"),
+        ("fe80::1", "link-local address fe80::1"),
+        ("0.0.0.0", "private address 0.0.0.0"),
+        ("8.8.8.8", None),
+    ],
+)
+def test_addresses_refused(address: str, why: str | None) -> None:
+    assert address_refusal(address) == why
