@@ -302,3 +302,19 @@ def test_the_service_and_the_mcp_server_never_fetch(server: WebServer, work: Pat
         (row,) = auditor.audit(submission).rows
         assert [f.code for f in row.findings] == ["E_NOT_PINNED"]
     assert server.log == []
+
+
+@pytest.mark.parametrize("fmt", ["md", "sarif", "junit", "html"])
+def test_every_format_shows_the_url_the_final_url_and_the_pinned_digest(
+    server: WebServer, work: Path, fmt: str
+) -> None:
+    server.page("/news/budget", wrap("Budget approved", PARAGRAPHS))
+    moved = server.redirect("/old/budget", "/news/budget")
+    claims({"url": moved, "quote": QUOTE.replace("Tuesday", "Monday")})
+    assert run_cli("check", "claims.json", "--allow-private-urls").code == 1
+    record = report()["results"][0]["record"]
+    rendered = run_cli("render", "report.json", "--format", fmt)
+    assert rendered.code == 0, rendered.stderr
+    text = rendered.stdout.replace("\\", "")  # Markdown escapes the dots
+    for shown in (moved, record["final_url"], record["text_sha256"]):
+        assert shown in text

@@ -331,6 +331,11 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
         add("digest", source.get("digest"), ref.get("digest", record.get("digest")))
         add("title", None, record.get("title"), False)
         held_name = "store"
+    elif kind == "url":
+        add("url", source.get("url"), record.get("final_url"), False)
+        add("title", source.get("title"), record.get("title"), "W_URL_TITLE_MISMATCH" in found)
+        add("text SHA-256", None, record.get("text_sha256"), False)
+        held_name = "pinned page" if record else "pinned page (none)"
     elif kind == "reference":
         for field in ("title", "year", "first_author"):
             add(field, source.get(field), None, False)
@@ -454,7 +459,10 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
     found = _by_code(findings)
     held_name, compare = _compare(row, found)
     source = row.get("source") or {}
-    name = source.get("doi") or source.get("document_id") or source.get("source_id") or source.get("title")
+    name = (
+        source.get("doi") or source.get("url") or source.get("document_id") or source.get("source_id")
+        or source.get("title")
+    )  # fmt: skip
     return {
         "id": row.get("citation"),
         "source": name,

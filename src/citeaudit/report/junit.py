@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from citeaudit.report.pins import pinned_page
 from citeaudit.report.spans import spans_of, unsupported_summary
 
 __all__ = ["render_junit"]
@@ -37,6 +38,9 @@ def render_junit(report: dict[str, Any]) -> bytes:
         detail = "\n".join(
             f"{f['label']}: {f['message']}" for f in row["findings"] if f["severity"] == "error"
         )
+        page = pinned_page(row)
+        if page:
+            detail += f"\npage {page}"
         tag = "failure" if row["status"] == "fail" else "skipped"
         element = ET.SubElement(case, tag, {"message": " ".join(row["errors"]), "type": row["errors"][0]})
         element.text = detail

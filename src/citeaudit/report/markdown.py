@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from citeaudit.normalize import show_controls
+from citeaudit.report.pins import pinned_page
 from citeaudit.report.spans import spans_of, unsupported_summary
 
 __all__ = ["literal", "render_markdown", "verify_markdown"]
@@ -103,6 +104,12 @@ def _source_lines(row: dict[str, Any]) -> list[str]:
         out.append(f"Revision: {source['revision']}; text SHA-256: {source['digest']}")
         if record.get("entered_at"):
             out.append(f"Entered the store: {literal(record['entered_at'])}")
+    elif source.get("kind") == "url":
+        out.append(
+            f"Web page: {literal(pinned_page(row) or '')}; cited title: {literal(source.get('title', '—'))}"
+        )
+        if record.get("title"):
+            out.append(f"Page title: {literal(record['title'])}")
     elif source:
         out.append(f"Reference without identifier: {literal(source.get('title', '—'))}")
     location = row.get("location")

@@ -100,10 +100,12 @@ class ExcerptDoc(_Part):
 
 
 class SourceDoc(_Part):
-    """Any of the four kinds of source: the fields of each, all optional but ``kind``."""
+    """Any of the five kinds of source: the fields of each, all optional but ``kind``."""
 
-    kind: Literal["doi", "corpus", "store", "reference"]
+    kind: Literal["doi", "url", "corpus", "store", "reference"]
     doi: str | None = None
+    url: str | None = None
+    accessed: str | None = None
     title: str | None = None
     year: int | None = None
     first_author: str | None = None

@@ -10,6 +10,7 @@ from typing import Any
 
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.model import Outcome
+from citeaudit.report.pins import pinned_page
 from citeaudit.report.spans import spans_of
 
 __all__ = ["render_sarif"]
@@ -59,7 +60,10 @@ def render_sarif(
         for finding in row["findings"]:
             code = finding["code"]
             text = f"{finding['label']}: {finding['message']}"
-            where = f" (claim {row['claim']}, citation {row['citation']})"
+            page = pinned_page(row)
+            where = f" (claim {row['claim']}, citation {row['citation']}" + (
+                f"; page {page})" if page else ")"
+            )
             if finding["outcome"] == Outcome.UNCHECKED.value:
                 notifications.append(
                     {

@@ -1,0 +1,25 @@
+"""How every human format names the pinned page a web citation was checked against: the URL as
+cited, the final URL it was pinned from, and the digest of the pinned text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["pinned_page"]
+
+
+def pinned_page(row: dict[str, Any]) -> str | None:
+    """``URL, pinned from FINAL (HTTP 200, fetched AT), text SHA-256 D`` for a web citation's
+    row (plain text: each format escapes it); None for any other row."""
+    source, record = row.get("source") or {}, row.get("record") or {}
+    if source.get("kind") != "url":
+        return None
+    words = str(source.get("url"))
+    if record.get("final_url"):
+        fetched = f"HTTP {record.get('status')}, fetched {record.get('fetched_at')}"
+        words += f", pinned from {record['final_url']} ({fetched})"
+        if record.get("text_sha256"):
+            words += f", text SHA-256 {record['text_sha256']}"
+    else:
+        words += ", not pinned"
+    return words
