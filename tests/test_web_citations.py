@@ -318,3 +318,25 @@ def test_every_format_shows_the_url_the_final_url_and_the_pinned_digest(
     text = rendered.stdout.replace("\\", "")  # Markdown escapes the dots
     for shown in (moved, record["final_url"], record["text_sha256"]):
         assert shown in text
+
+
+def test_cache_refresh_refetches_pins_and_names_a_quote_that_vanished(server: WebServer, work: Path) -> None:
+    page = server.page("/news/budget", wrap("Budget approved", PARAGRAPHS))
+    kept = server.page("/news/other", wrap("Other", PARAGRAPHS))
+    claims({"id": "q", "url": page, "quote": QUOTE}, {"id": "k", "url": kept, "quote": QUOTE})
+    assert run_cli("fetch", "claims.json", "--allow-private-urls").code == 0
+    same = run_cli("cache", "refresh", "--allow-private-urls", "--claims", "claims.json")
+    assert (same.code, same.stdout.splitlines()[-1]) == (0, "pinned=2 changed=0 could_not_check=0 written=0")
+    old = PinDirectory(Path("sources")).lookup(page).pin
+    assert old is not None
+    server.page("/news/budget", wrap("Budget approved", [PARAGRAPHS[0], PARAGRAPHS[2]]))
+    refreshed = run_cli("cache", "refresh", "--allow-private-urls", "--claims", "claims.json")
+    assert refreshed.code == 1
+    lines = refreshed.stdout.splitlines()
+    assert lines[1].startswith(f"{page}: text_sha256: {old.text_sha256!r} -> ")
+    assert lines[2] == f"{page}: the quote of q is no longer on the page: {QUOTE[:80]!r}"
+    assert lines[3] == "pinned=2 changed=1 could_not_check=0 written=0"
+    assert PinDirectory(Path("sources")).lookup(page).pin == old  # only --write replaces it
+    written = run_cli("cache", "refresh", "--allow-private-urls", "--write")
+    assert written.stdout.splitlines()[-1] == "pinned=2 changed=1 could_not_check=0 written=1"
+    assert run_cli("check", "claims.json", "--offline").code == 1

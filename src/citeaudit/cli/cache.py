@@ -1,10 +1,12 @@
-"""``citeaudit cache refresh``: re-resolve what the cache holds and say what
-changed since it was pinned (retractions, corrected years or titles) — the
-one thing ``--offline`` cannot see. Files change only with ``--write``."""
+"""``citeaudit cache refresh``: re-resolve what the cache holds and re-fetch the pinned web pages,
+and say what changed since they were pinned (retractions, corrected years or titles, a page gone, a
+quote no longer on its page) — the one thing ``--offline`` cannot see. Files change only with
+``--write``."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, TextIO
 
 from citeaudit.cli.common import (
@@ -15,6 +17,8 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_config_option,
     add_mailto_option,
+    add_sources_option,
+    add_web_options,
     effective_config,
 )
 from citeaudit.resolve.cache import DoiCache
@@ -28,12 +32,23 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     actions = cache.add_subparsers(dest="action", required=True, parser_class=Parser)
     refresh = actions.add_parser(
         "refresh",
-        help="re-resolve every cached DOI and print what changed",
-        description="Exit 0: nothing changed; 1: something changed; 3: some DOIs could not be looked up.",
+        help="re-resolve every cached DOI, re-fetch every pinned page, and print what changed",
+        description="Exit 0: nothing changed; 1: something changed; 3: some DOIs or pages could not be "
+        "looked up.",
     )
     add_cache_option(refresh)
+    add_sources_option(refresh)
     add_mailto_option(refresh)
-    refresh.add_argument("--write", action="store_true", help="update the cache files with the new answers")
+    add_web_options(refresh)
+    refresh.add_argument(
+        "--claims",
+        type=Path,
+        help="a claims file whose web citations' quotes are looked up in the old and the new text of "
+        "their pages (a quote no longer on its page is named)",
+    )
+    refresh.add_argument(
+        "--write", action="store_true", help="update the cache files and the pins with the new answers"
+    )
     add_config_option(refresh)
     refresh.set_defaults(func=run)
 
@@ -89,6 +104,73 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         f"written={changed if args.write else 0}",
         file=stdout,
     )
+    pages_changed, pages_unchecked = _refresh_pins(args, config, stdout)
+    changed += pages_changed
+    unchecked += pages_unchecked
     if changed:
         return EXIT_ERRORS
     return EXIT_UNCHECKED if unchecked else EXIT_CLEAN
+
+
+def _quotes_by_page(args: argparse.Namespace, config: Any) -> dict[str, list[tuple[str, str]]]:
+    """(citation id, quote) of every web citation of ``--claims``, by normal URL."""
+    if args.claims is None:
+        return {}
+    from citeaudit.formats import load_submission
+    from citeaudit.identifiers import pin_key
+
+    submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for citation in [c for claim in submission.claims for c in claim.citations] + list(submission.citations):
+        url = pin_key(citation.source)
+        if url is not None and citation.quote is not None:
+            out.setdefault(url, []).append((citation.id, citation.quote))
+    return out
+
+
+def _has(text: str | None, quote: str, min_length: int) -> bool:
+    from citeaudit.checks.codes import FindingMaker
+    from citeaudit.checks.quote import check_quote
+    from citeaudit.locate import SourceText
+
+    if text is None:
+        return False
+    return check_quote(quote, SourceText(text), min_length, FindingMaker())[1] is not None
+
+
+def _refresh_pins(args: argparse.Namespace, config: Any, stdout: TextIO) -> tuple[int, int]:
+    """Re-fetch every pinned page; one line per change, and per quote no longer on its page."""
+    from citeaudit.sources.pins import PinDirectory, Pinner
+    from citeaudit.wiring import build_fetcher
+
+    directory = PinDirectory(config.sources)
+    urls = directory.urls()
+    if not urls:
+        return 0, 0
+    quotes = _quotes_by_page(args, config)
+    outcomes = Pinner(directory, build_fetcher(config)).pin_many(urls, replace_changed=args.write)
+    changed = unchecked = 0
+    for url in urls:
+        outcome = outcomes[url]
+        if outcome.action == "failed":
+            unchecked += 1
+            print(f"{url}: could not check: {outcome.code}: {outcome.reason}", file=stdout)
+            continue
+        if outcome.previous is None or outcome.new is None:
+            continue
+        changed += 1
+        old, new = outcome.previous, outcome.new
+        for key in ("status", "text_sha256", "title", "final_url"):
+            if getattr(old, key) != getattr(new, key):
+                print(f"{url}: {key}: {getattr(old, key)!r} -> {getattr(new, key)!r}", file=stdout)
+        for cid, quote in quotes.get(url, []):
+            if _has(old.text, quote, config.min_quote_length) and not _has(
+                new.text, quote, config.min_quote_length
+            ):
+                print(f"{url}: the quote of {cid} is no longer on the page: {quote[:80]!r}", file=stdout)
+    print(
+        f"pinned={len(urls)} changed={changed} could_not_check={unchecked} "
+        f"written={changed if args.write else 0}",
+        file=stdout,
+    )
+    return changed, unchecked

@@ -291,6 +291,19 @@ class PinDirectory(PinStore):
     def lookup_many(self, urls: list[str]) -> dict[str, PinAnswer]:
         return {url: self.lookup(url) for url in urls}
 
+    def urls(self) -> list[str]:
+        """The URLs pinned here (by the record each pin file names), sorted."""
+        found: set[str] = set()
+        for path in sorted(self.root.glob("*.pin.json")) if self.root.is_dir() else ():
+            try:
+                record = load_json_bytes(path.read_bytes()[: MAX_PIN_RECORD_BYTES + 1], path.name)
+            except Exception:  # unreadable: refresh reports nothing for it, check calls it corrupt
+                continue
+            url = record.get("url") if isinstance(record, dict) else None
+            if isinstance(url, str) and path.name == hashed_name(url, ".pin.json"):
+                found.add(url)
+        return sorted(found)
+
     def lookup(self, url: str) -> PinAnswer:
         record_path, text_path = self.paths(url)
         try:
