@@ -340,3 +340,21 @@ def test_cache_refresh_refetches_pins_and_names_a_quote_that_vanished(server: We
     written = run_cli("cache", "refresh", "--allow-private-urls", "--write")
     assert written.stdout.splitlines()[-1] == "pinned=2 changed=1 could_not_check=0 written=1"
     assert run_cli("check", "claims.json", "--offline").code == 1
+
+
+def test_a_doi_named_with_a_page_must_be_its_citation_doi(server: WebServer, work: Path) -> None:
+    head = '<meta name="citation_doi" content="10.1234/Budget.5">'
+    page = server.page("/article", wrap("Budget approved", PARAGRAPHS, extra_head=head))
+    claims(
+        {"id": "same", "url": page, "doi": "https://doi.org/10.1234/budget.5", "quote": QUOTE},
+        {"id": "other", "url": page, "doi": "10.1234/budget.6", "quote": QUOTE},
+    )
+    assert run_cli("check", "claims.json", "--allow-private-urls").code == 1
+    rows = {r["citation"]: r for r in report()["results"]}
+    assert rows["same"]["errors"] == []
+    assert rows["other"]["errors"] == ["E_URL_DOI_MISMATCH"]
+    assert rows["other"]["findings"][0]["message"] == (
+        "the citation names the DOI 10.1234/budget.6; the page gives 10.1234/budget.5"
+    )
+    assert rows["same"]["record"]["citation_doi"] == "10.1234/Budget.5"
+    assert rows["other"]["source"]["doi"] == "10.1234/budget.6"

@@ -27,7 +27,7 @@ from citeaudit.checks.numbers import check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
-from citeaudit.checks.web import check_page_title
+from citeaudit.checks.web import check_page_doi, check_page_title
 from citeaudit.identifiers import HANDLERS, canonical_key
 from citeaudit.locate import SourceText
 from citeaudit.model import (
@@ -266,6 +266,7 @@ class _Context:
             source = citation.source
             assert isinstance(source, WorkSource)  # grouped by kind: see audit()
             findings = check_page_title(source.title, pin.titles, make) if source.title is not None else []
+            findings += check_page_doi(source.named_doi, pin.citation_doi, make)
             quote_findings, location = check_quote(citation.quote, text, self.settings.min_quote_length, make)
             lines, excerpt = _place(text, location)
             out.append(_Checked(findings + quote_findings, location, lines, summary, excerpt=excerpt))

@@ -160,6 +160,7 @@ class WorkSource:
     # says nothing the identifier does not, so the submission digest leaves it out.
     form_note: str | None = None
     accessed: str | None = None  # when the agent says it read a web page (as written; not checked)
+    named_doi: str | None = None  # a DOI a web citation also names (checked against the page's)
 
     ranged: ClassVar[bool] = False  # cited by its identifier, not by a range of a text
 
@@ -185,6 +186,8 @@ class WorkSource:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.named_doi is not None:
+            out["doi"] = self.named_doi
         if self.authors:
             out["authors"] = list(self.authors)
         return out
@@ -349,14 +352,15 @@ def _canonical_citation(citation: Citation) -> list[Any]:
     source = citation.source
     values = _SOURCE_VALUES.get(type(source))
     if values is None:  # one getter per source type: the digest of 10,000 citations stays cheap
-        # ``accessed`` came with web citations: added only where given, so digests made before stay.
-        names = [f.name for f in fields(source) if f.name not in ("kind", "accessed", "form_note")]
+        # ``accessed`` and ``named_doi`` came with web citations: added only where given, so digests
+        # made before stay; ``form_note`` says nothing the identifier does not.
+        names = [f.name for f in fields(source) if f.name not in ("kind", "accessed", "named_doi", "form_note")]
         values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
     canonical = values(source)
     if isinstance(source, WorkSource) and source.kind in _DOI_FORM_KINDS:
         canonical = ("doi", *canonical[1:])
-    if isinstance(source, WorkSource) and source.accessed is not None:
-        canonical = (*canonical, source.accessed)
+    if isinstance(source, WorkSource) and (source.accessed is not None or source.named_doi is not None):
+        canonical = (*canonical, source.accessed, source.named_doi)
     return [citation.id, canonical, citation.quote, citation.start, citation.end]
 
 

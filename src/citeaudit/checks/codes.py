@@ -177,6 +177,12 @@ CATALOGUE: dict[str, CodeInfo] = {
             "E_URL_UNREADABLE", _E, _UN, "The page is of a type, size or encoding citeaudit cannot read."
         ),
         CodeInfo("W_URL_TITLE_MISMATCH", _W, _NOTE, "The cited title is none of the page's titles."),
+        CodeInfo(
+            "E_URL_DOI_MISMATCH",
+            _E,
+            _WRONG,
+            "The DOI the citation names is not the citation_doi of the page.",
+        ),
         # corpus documents and evidence-store sources (seeds 003 and 002)
         CodeInfo(
             "E_DOCUMENT_MISSING", _E, _NR, "The cited document or source is not in the corpus or store."

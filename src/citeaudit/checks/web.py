@@ -7,10 +7,11 @@ import re
 
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.metadata import check_controls
+from citeaudit.identifiers.doi import normalize_doi
 from citeaudit.model import Finding
 from citeaudit.normalize import title_key
 
-__all__ = ["check_page_title", "page_title_keys"]
+__all__ = ["check_page_doi", "check_page_title", "page_title_keys"]
 
 # Page titles carry the site's name: "Title | Site", "Title – Site", "Site: Title".
 _SITE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014\u00b7\u2022-]\s+|\s*::\s*")
@@ -47,4 +48,18 @@ def check_page_title(cited: str, titles: tuple[str, ...], make: FindingMaker) ->
             f"the page's title is {shown!r}, not the title cited",
             suggestion={"title": shown, "titles": list(titles)},
         ),
+    ]
+
+
+def check_page_doi(cited: str | None, page: str | None, make: FindingMaker) -> list[Finding]:
+    """The DOI a web citation names against the ``citation_doi`` its page gives: they must agree.
+    Nothing to compare when either is missing."""
+    if cited is None or page is None or normalize_doi(cited) == normalize_doi(page):
+        return []
+    return [
+        make(
+            "E_URL_DOI_MISMATCH",
+            f"the citation names the DOI {normalize_doi(cited)}; the page gives {normalize_doi(page)}",
+            suggestion={"doi": normalize_doi(page)},
+        )
     ]

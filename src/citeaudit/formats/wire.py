@@ -63,6 +63,7 @@ class PageFieldsIn(StrictWire):
     id: Id | None = None
     title: ShortText | None = None
     accessed: ShortText | None = None
+    doi: ShortText | None = None  # the DOI of the work the page is, checked against its citation_doi
     quote: LongText | None = None
 
 
@@ -134,6 +135,12 @@ def _citation(
             raise InputError(name, json_path([*path, "id"]), "unknown field (not part of the contract)")
         raw = {("id" if k == id_key else k): v for k, v in raw.items()}
     named = [k for k in _SOURCE_KEYS if k in raw]
+    if (
+        len(named) == 2
+        and "doi" in named
+        and any(handler(k).text_source == "pin" for k in named if k in KINDS)
+    ):
+        named.remove("doi")  # a web page that names the DOI of the work it is
     if not named:
         raise InputError(
             name,
@@ -156,7 +163,13 @@ def _citation(
             model = WORK_CITATION_MODELS[kind]
             d: Any = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
             if isinstance(d, PageFieldsIn):
-                page = WorkSource(identifier=getattr(d, kind), title=d.title, accessed=d.accessed, kind=kind)
+                page = WorkSource(
+                    identifier=getattr(d, kind),
+                    title=d.title,
+                    accessed=d.accessed,
+                    named_doi=d.doi,
+                    kind=kind,
+                )
                 return Citation(id=d.id or default_id, source=page, quote=d.quote, origin=origin)
             source: WorkSource | CorpusSource | StoreSource = WorkSource(
                 identifier=getattr(d, kind),
