@@ -4,6 +4,9 @@ then check offline; every outcome with its code and exit code; the services neve
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -219,7 +222,21 @@ def test_offline_reports_are_byte_identical_and_fetch_twice_changes_nothing(
     for jobs in ("1", "2", "1"):
         assert run_cli("check", "claims.json", "--offline", "--jobs", jobs).code == 0
         outputs.append(Path("report.json").read_bytes())
-    assert outputs[0] == outputs[1] == outputs[2]
+    for seed in ("1", "2"):  # another process, another hash seed, another locale
+        env = {**os.environ, "PYTHONHASHSEED": seed, "LC_ALL": "C"}
+        cmd = [
+            sys.executable,
+            "-m",
+            "citeaudit",
+            "check",
+            "claims.json",
+            "--offline",
+            "--out",
+            f"r{seed}.json",
+        ]
+        assert subprocess.run(cmd, env=env, capture_output=True, check=False).returncode == 0
+        outputs.append(Path(f"r{seed}.json").read_bytes())
+    assert len(set(outputs)) == 1
 
 
 def test_a_changed_page_is_kept_unless_replace(server: WebServer, work: Path) -> None:
@@ -358,3 +375,19 @@ def test_a_doi_named_with_a_page_must_be_its_citation_doi(server: WebServer, wor
     )
     assert rows["same"]["record"]["citation_doi"] == "10.1234/Budget.5"
     assert rows["other"]["source"]["doi"] == "10.1234/budget.6"
+
+
+def test_the_python_api_takes_web_citations(server: WebServer, work: Path) -> None:
+    from citeaudit import api
+
+    page = server.page("/news/budget", wrap("Budget approved", PARAGRAPHS))
+    answer = {"claims": [{"id": "c1", "text": CLAIM, "citations": [{"url": page, "quote": QUOTE}]}]}
+    offline = api.audit(answer, sources=work / "pins", judge=None)
+    assert [f.code for f in offline.rows[0].findings] == ["E_NOT_PINNED"]
+    assert server.log == []  # a library call is offline unless asked
+    online = Config(offline=False, allow_private_urls=True, host_delay_ms=0, sources=work / "pins", jobs=1)
+    fetched = api.audit(answer, config=online, judge=None)
+    assert [f.code for f in fetched.rows[0].findings] == []
+    again = api.audit(answer, sources=work / "pins", judge=None)
+    assert [f.code for f in again.rows[0].findings] == []
+    assert again.rows[0].location == fetched.rows[0].location

@@ -8,7 +8,8 @@ and the ones a URL chosen by the audited agent needs.
   private, link-local, multicast, reserved or unspecified address is refused before anything is
   sent, unless ``allow_private``; a second lookup by the HTTP stack, which a rebinding DNS server
   could answer differently, never happens. Proxies from the environment are not used: the check
-  would then be of the proxy, not of the page.
+  would then be of the proxy, not of the page. No connection is reused: one verified for one host
+  never carries the request of another host on the same address.
 * **Redirects** are followed here, at most ``max_redirects``, each one recorded, a loop refused.
 * **Politeness.** One request at a time per host, ``delay`` seconds apart (or the site's
   ``Crawl-delay``, up to a bound); ``robots.txt`` honoured (protego) unless ``ignore_robots``.
@@ -178,6 +179,9 @@ class WebFetcher:
             timeout=self.policy.retry.timeout,
             follow_redirects=False,
             trust_env=False,
+            # No connection is kept for another request: the pool knows connections by address, and
+            # one made (and its certificate verified) for one host must not carry another's request.
+            limits=httpx.Limits(max_keepalive_connections=0),
         ) as client:
             answers = await asyncio.gather(*(self.fetch(client, url) for url in urls))
         return dict(zip(urls, answers, strict=True))
