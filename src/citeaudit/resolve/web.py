@@ -11,8 +11,9 @@ and the ones a URL chosen by the audited agent needs.
   would then be of the proxy, not of the page. No connection is reused: one verified for one host
   never carries the request of another host on the same address.
 * **Redirects** are followed here, at most ``max_redirects``, each one recorded, a loop refused.
-* **Politeness.** One request at a time per host, ``delay`` seconds apart (or the site's
-  ``Crawl-delay``, up to a bound); ``robots.txt`` honoured (protego) unless ``ignore_robots``.
+* **Politeness.** At most eight pages at once, one request at a time per host, ``delay`` seconds
+  apart (or the site's ``Crawl-delay``, up to a bound); ``robots.txt`` honoured (protego) unless
+  ``ignore_robots``.
 * **Retries** only on 429, 502, 503, 504, timeouts and connection errors, with the backoff and the
   bounded ``Retry-After`` of :class:`~citeaudit.resolve.http.RetryPolicy`; the time of one attempt
   is bounded as a whole (a page that trickles in is a timeout).
@@ -53,6 +54,7 @@ __all__ = [
 ROBOTS_AGENT = "citeaudit"  # the token robots.txt rules name us by
 MAX_ROBOTS_BYTES = 512 * 1024  # what RFC 9309 asks a crawler to read at least
 MAX_CRAWL_DELAY = 30.0  # a longer Crawl-delay is honoured up to this
+MAX_PAGES_IN_FLIGHT = 8  # pages fetched at once, over all hosts (one at a time per host)
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,13 @@ class WebFetcher:
             # one made (and its certificate verified) for one host must not carry another's request.
             limits=httpx.Limits(max_keepalive_connections=0),
         ) as client:
-            answers = await asyncio.gather(*(self.fetch(client, url) for url in urls))
+            gate = asyncio.Semaphore(MAX_PAGES_IN_FLIGHT)
+
+            async def one(url: str) -> PageAnswer | PageFailure:
+                async with gate:
+                    return await self.fetch(client, url)
+
+            answers = await asyncio.gather(*(one(url) for url in urls))
         return dict(zip(urls, answers, strict=True))
 
     async def fetch(self, client: httpx.AsyncClient, url: str) -> PageAnswer | PageFailure:
