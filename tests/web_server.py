@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -23,6 +25,7 @@ class Route:
 class WebServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
+        self.tls = False
         self.log: list[tuple[str, str]] = []  # (path, Host header)
         server = self
 
@@ -81,7 +84,13 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    def serve_tls(self, context: ssl.SSLContext) -> WebServer:
+        """Serve HTTPS with ``context`` (call before :meth:`start`)."""
+        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.tls = True
+        return self
 
     def start(self) -> WebServer:
         self.thread.start()
@@ -122,3 +131,42 @@ def wrap(title: str, paragraphs: list[str], extra_head: str = "") -> str:
 <footer><p>&copy; 2024 Example News Ltd. All rights reserved.</p><p><a href="/privacy">Privacy policy</a> | <a href="/terms">Terms of use</a> | <a href="/cookies">Cookie settings</a></p></footer>
 </body></html>
 """
+
+
+def tls_contexts(tmp: Path, host: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A throwaway certificate authority and a certificate for ``host`` signed by it: the server's
+    context, and a client context that trusts only that authority."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "citeaudit test CA")])
+    ca = (
+        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+        .serial_number(1).not_valid_before(now - datetime.timedelta(days=3650))
+        .not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )  # fmt: skip
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
+        .issuer_name(ca_name).public_key(key.public_key()).serial_number(2)
+        .not_valid_before(now - datetime.timedelta(days=3650)).not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )  # fmt: skip
+    pem = serialization.Encoding.PEM
+    (tmp / "server.pem").write_bytes(
+        cert.public_bytes(pem)
+        + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(tmp / "server.pem")
+    client = ssl.create_default_context(cadata=ca.public_bytes(pem).decode("ascii"))
+    return server, client

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from citeaudit.resolve.http import RetryPolicy
 from citeaudit.resolve.web import PageAnswer, PageFailure, WebFetcher, WebPolicy, address_refusal
 from tests.resolve.test_http import RecordingClock
-from tests.web_server import Route, WebServer
+from tests.web_server import Route, WebServer, tls_contexts
 
 PAGE = "<html><head><title>T</title></head><body><p>Hello there, a page.</p></body></html>"
 REFUSAL = (
@@ -213,3 +214,34 @@ def test_the_connection_goes_to_the_checked_address_with_the_host_header(server:
 )
 def test_addresses_refused(address: str, why: str | None) -> None:
     assert address_refusal(address) == why
+
+
+def test_https_to_the_checked_address_verifies_the_certificate_of_the_host(tmp_path: Path) -> None:
+    # The connection goes to the address the fetcher resolved; the TLS server name, and so the
+    # certificate check, stay the host's: a certificate for another name is refused.
+    server_context, client_context = tls_contexts(tmp_path, "pages.test")
+    srv = WebServer().serve_tls(server_context).start()
+    try:
+        srv.page("/p", PAGE)
+
+        async def local(host: str, port: int) -> list[str]:
+            return ["127.0.0.1"]
+
+        def make() -> WebFetcher:
+            f = fetcher(ignore_robots=True)
+            f.resolve_host, f.verify = local, client_context
+            return f
+
+        answer = one(make(), f"https://pages.test:{srv.port}/p")
+        assert isinstance(answer, PageAnswer)
+        assert (answer.status, answer.body) == (200, PAGE.encode())
+        assert srv.log == [("/p", f"pages.test:{srv.port}")]
+        wrong = one(make(), f"https://other.test:{srv.port}/p")
+        assert isinstance(wrong, PageFailure)
+        assert (
+            wrong.reason
+            == f"https://other.test:{srv.port}/p: connection failed (ConnectError) after 3 attempts"
+        )
+        assert len(srv.log) == 1
+    finally:
+        srv.stop()

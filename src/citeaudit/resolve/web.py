@@ -30,6 +30,7 @@ import asyncio
 import ipaddress
 import random
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,12 +160,14 @@ class WebFetcher:
         clock: Clock | None = None,
         rand: random.Random | None = None,
         resolve_host: HostResolver | None = None,
+        verify: ssl.SSLContext | None = None,
     ) -> None:
         self.policy = policy or WebPolicy()
         self.clock = clock or SystemClock()
         self.rand = rand or random.Random()
         self.mailto = mailto
         self.resolve_host = resolve_host or system_resolver
+        self.verify: ssl.SSLContext | bool = verify if verify is not None else True  # certifi's roots
         self.refusal: Callable[[str], str | None] = address_refusal
         self.requests = 0
         self._limits: dict[str, HostLimits] = {}
@@ -181,6 +184,7 @@ class WebFetcher:
             timeout=self.policy.retry.timeout,
             follow_redirects=False,
             trust_env=False,
+            verify=self.verify,
             # No connection is kept for another request: the pool knows connections by address, and
             # one made (and its certificate verified) for one host must not carry another's request.
             limits=httpx.Limits(max_keepalive_connections=0),
