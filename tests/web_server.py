@@ -27,6 +27,7 @@ class WebServer:
         self.routes: dict[str, Route] = {}
         self.tls = False
         self.log: list[tuple[str, str]] = []  # (path, Host header)
+        self.agents: list[str] = []  # the User-Agent of each request
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -37,6 +38,7 @@ class WebServer:
 
             def do_GET(self) -> None:
                 server.log.append((self.path, self.headers.get("Host", "")))
+                server.agents.append(self.headers.get("User-Agent", ""))
                 route = server.routes.get(self.path)
                 if route is None:
                     self._send(404, {"Content-Type": "text/plain"}, b"not here")

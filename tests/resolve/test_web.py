@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit.resolve.http import RetryPolicy
+from citeaudit.resolve.http import RetryPolicy, user_agent
 from citeaudit.resolve.web import PageAnswer, PageFailure, WebFetcher, WebPolicy, address_refusal
 from tests.resolve.test_http import RecordingClock
 from tests.web_server import Route, WebServer, tls_contexts
@@ -49,6 +49,18 @@ def test_a_page_and_the_user_agent_with_mailto(server: WebServer) -> None:
     assert isinstance(answer, PageAnswer)
     assert (answer.status, answer.final_url, answer.redirects, answer.body) == (200, url, (), PAGE.encode())
     assert [p for p, _ in server.log] == ["/robots.txt", "/p"]
+    assert server.agents == [user_agent("tests@example.org")] * 2
+    assert "; mailto:tests@example.org" in server.agents[0]
+
+
+def test_one_request_at_a_time_per_host_and_the_delay_between(server: WebServer) -> None:
+    urls = [server.page(f"/p{i}", PAGE) for i in range(3)]
+    clock = RecordingClock()
+    answers = fetcher(clock, delay=2.0).fetch_many(urls)
+    assert all(isinstance(a, PageAnswer) for a in answers.values())
+    # robots.txt and three pages: four requests to one host, each 2 s after the one before.
+    assert len(server.log) == 4
+    assert clock.t == pytest.approx(6.0)
 
 
 def test_redirects_are_followed_and_each_is_recorded(server: WebServer) -> None:
