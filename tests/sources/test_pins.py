@@ -101,6 +101,10 @@ def test_windows_1251_without_a_charset_header() -> None:
     assert RUSSIAN in pin.text
     with_meta = wrap("Бюджет утверждён", [RUSSIAN]).replace('charset="utf-8"', 'charset="windows-1251"')
     assert decode_page(with_meta.encode("windows-1251"), "text/html") == with_meta
+    assert decode_page(RUSSIAN.encode("windows-1251"), "text/html; charset=windows-1251") == RUSSIAN
+    assert (
+        decode_page(b"\xef\xbb\xbf" + RUSSIAN.encode(), "text/html; charset=iso-8859-1") == RUSSIAN
+    )  # the BOM wins
 
 
 def test_a_404_and_a_410_are_pinned_as_not_found_unless_after_a_transient_failure() -> None:

@@ -132,8 +132,11 @@ def _charset(content_type: str) -> str | None:
 
 
 def decode_page(body: bytes, content_type: str) -> str:
-    """The text of an HTML or plain-text body: the charset of the header, else of a ``<meta>``
-    (HTML), else a byte-order mark, else UTF-8 when it is valid, else the charset detected."""
+    """The text of an HTML or plain-text body: a byte-order mark, else the charset of the header,
+    else of a ``<meta>`` (HTML), else UTF-8 when it is valid, else the charset detected."""
+    for bom, charset in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if body.startswith(bom):
+            return body.decode(charset, "replace")
     media = content_type.split(";", 1)[0].strip().lower()
     candidates = [_charset(content_type)]
     if media in _HTML_TYPES or not media:
@@ -145,9 +148,6 @@ def decode_page(body: bytes, content_type: str) -> str:
                 return body.decode(charset)
             except (LookupError, UnicodeDecodeError):
                 continue
-    for bom, charset in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-        if body.startswith(bom):
-            return body.decode(charset, "replace")
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
