@@ -460,7 +460,7 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
     held_name, compare = _compare(row, found)
     source = row.get("source") or {}
     name = (
-        source.get("doi") or source.get("url") or source.get("document_id") or source.get("source_id")
+        source.get("url") or source.get("doi") or source.get("document_id") or source.get("source_id")
         or source.get("title")
     )  # fmt: skip
     return {
