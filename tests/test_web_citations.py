@@ -391,3 +391,17 @@ def test_the_python_api_takes_web_citations(server: WebServer, work: Path) -> No
     again = api.audit(answer, sources=work / "pins", judge=None)
     assert [f.code for f in again.rows[0].findings] == []
     assert again.rows[0].location == fetched.rows[0].location
+
+
+def test_fetching_without_the_web_extra_says_what_to_install(
+    server: WebServer, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claims({"url": server.page("/p", wrap("Budget approved", PARAGRAPHS)), "quote": QUOTE})
+    monkeypatch.setitem(sys.modules, "protego", None)  # as if not installed
+    result = run_cli("fetch", "claims.json", "--allow-private-urls")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: fetching cited web pages needs protego: pip install 'citeaudit[web]'\n",
+    )
+    assert server.log == []
+    assert run_cli("check", "claims.json", "--offline").code == 3  # offline needs none of them

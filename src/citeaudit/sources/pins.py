@@ -42,6 +42,7 @@ __all__ = [
     "decode_page",
     "pin_file",
     "pin_from_answer",
+    "require_web_extra",
     "same_page",
     "utc_now",
 ]
@@ -416,6 +417,21 @@ def same_page(a: Pin, b: Pin) -> bool:
     return a.status == b.status and a.text_sha256 == b.text_sha256
 
 
+def require_web_extra() -> None:
+    """Fetching pages needs protego (robots.txt), trafilatura and pypdf (the text): refused at once
+    when one is missing, before any request (a missing extractor must not read as an empty page)."""
+    missing = []
+    for module in ("protego", "trafilatura", "pypdf"):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise SourceError(
+            f"fetching cited web pages needs {', '.join(missing)}: pip install 'citeaudit[web]'"
+        )
+
+
 class Pinner:
     """Fetches pages and pins their final answers in a :class:`PinDirectory`."""
 
@@ -428,6 +444,8 @@ class Pinner:
 
     def pin_many(self, urls: Iterable[str], *, replace_changed: bool = False) -> dict[str, PinOutcome]:
         wanted = sorted(set(urls))
+        if wanted:
+            require_web_extra()
         answers = self.fetcher.fetch_many(wanted) if wanted else {}
         fetched_at = self.now()
         return {url: self._keep(url, answers[url], fetched_at, replace_changed) for url in wanted}
