@@ -135,11 +135,11 @@ def _charset(content_type: str) -> str | None:
 def decode_page(body: bytes, content_type: str) -> str:
     """The text of an HTML or plain-text body: a byte-order mark, else the charset of the header,
     else of a ``<meta>`` (HTML), else UTF-8 when it is valid, else the charset detected."""
-    for bom, charset in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+    for bom, marked in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
         if body.startswith(bom):
-            return body.decode(charset, "replace")
+            return body.decode(marked, "replace")
     media = content_type.split(";", 1)[0].strip().lower()
-    candidates = [_charset(content_type)]
+    candidates: list[str | None] = [_charset(content_type)]
     if media in _HTML_TYPES or not media:
         m = _META_CHARSET_RE.search(body[:4096])
         candidates.append(m.group(1).decode("ascii") if m else None)
