@@ -354,7 +354,9 @@ def _canonical_citation(citation: Citation) -> list[Any]:
     if values is None:  # one getter per source type: the digest of 10,000 citations stays cheap
         # ``accessed`` and ``named_doi`` came with web citations: added only where given, so digests
         # made before stay; ``form_note`` says nothing the identifier does not.
-        names = [f.name for f in fields(source) if f.name not in ("kind", "accessed", "named_doi", "form_note")]
+        names = [
+            f.name for f in fields(source) if f.name not in ("kind", "accessed", "named_doi", "form_note")
+        ]
         values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
     canonical = values(source)
     if isinstance(source, WorkSource) and source.kind in _DOI_FORM_KINDS:
