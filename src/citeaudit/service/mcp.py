@@ -113,7 +113,7 @@ _CLAIM_FIELDS = {
     "kind": '"fact" (the default) or "inference"; an inference needs a rationale.',
     "rationale": "Why the claim follows from its citations (required for an inference).",
     "citations": "The citations of this claim. Each names exactly one source: a work by its identifier "
-    "(doi, arxiv), an evidence-store source (source_id, revision, digest, or ref), or a corpus "
+    "(doi, arxiv) or a web page (url), an evidence-store source (source_id, revision, digest, or ref), or a corpus "
     "document (document_id, document_version).",
     "citation_ids": "Ids of citations in the top-level citations list.",
 }
@@ -140,6 +140,9 @@ _CITATION_FIELDS = {
 _KIND_FIELDS = {
     "doi": "The work's DOI, such as 10.1000/xyz123 (a https://doi.org/ URL or doi: prefix is read too).",
     "arxiv": "The arXiv id, such as 2401.01234v2 (the version is noted, not compared).",
+    "url": "The web page's address (http or https, no credentials); its quote is checked against the "
+    "page as pinned by citeaudit fetch (this server never fetches).",
+    "accessed": "When the page was read, as written (kept in the report, not checked).",
 }
 _NESTED_FIELDS = {
     "claim_ids": "The ids of the claims that contradict each other (at least two).",
@@ -219,10 +222,20 @@ def _citation_schemas(min_quote: int) -> list[dict[str, Any]]:
         kind = next((k for k in KINDS if model is WORK_CITATION_MODELS[k]), None)
         if kind is not None:
             props[kind].setdefault("description", f"The work's {kind} identifier.")
-            schema["description"] = (
-                f"A work cited by its {kind}, with the metadata as cited (each given field is compared "
-                "with the registry's record) and optionally a quote from its snapshot."
-            )
+            if kind == "url":
+                if "doi" in props:
+                    props["doi"]["description"] = (
+                        "The DOI of the work the page is, if any: it must be the page's own citation_doi."
+                    )
+                schema["description"] = (
+                    "A web page cited by its URL, with its title as cited (compared with the page's "
+                    "titles; a difference is a warning) and a quote checked against the pinned page."
+                )
+            else:
+                schema["description"] = (
+                    f"A work cited by its {kind}, with the metadata as cited (each given field is compared "
+                    "with the registry's record) and optionally a quote from its snapshot."
+                )
         else:
             schema["description"] = _VARIANTS[model.__name__]
         variants.append(schema)
