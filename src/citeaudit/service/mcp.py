@@ -113,8 +113,8 @@ _CLAIM_FIELDS = {
     "kind": '"fact" (the default) or "inference"; an inference needs a rationale.',
     "rationale": "Why the claim follows from its citations (required for an inference).",
     "citations": "The citations of this claim. Each names exactly one source: a work by its identifier "
-    "(doi, arxiv) or a web page (url), an evidence-store source (source_id, revision, digest, or ref), or a corpus "
-    "document (document_id, document_version).",
+    "(doi, arxiv) or a web page (url), an evidence-store source (source_id, revision, digest, or ref), "
+    "or a corpus document (document_id, document_version).",
     "citation_ids": "Ids of citations in the top-level citations list.",
 }
 _CITATION_FIELDS = {
