@@ -10,12 +10,18 @@ default or on PostgreSQL when given a ``postgresql://`` URL — the same code.
   revision, so a citation of the removed one never comes back to life.
 * Every query is scoped by tenant and user; a scope can only ever see its own
   rows, because no query is written without both in its WHERE clause.
+* Every write runs in a transaction that first takes the write lock (SQLite's
+  ``BEGIN IMMEDIATE``; on PostgreSQL the source's row, ``FOR UPDATE``), and the
+  next revision number is read under it: parallel adds to one source all land,
+  numbered one after another. A writer that cannot get the lock within
+  ``StoreLimits.lock_wait_seconds`` stores nothing and gets :class:`StoreConflict`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import (
     Column,
+    Connection,
     Engine,
     Integer,
     MetaData,
@@ -35,7 +42,7 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.interface import Revision, SourceLookup, StoredSource, digest_text, normalize_newlines
@@ -46,6 +53,7 @@ __all__ = [
     "Revision",
     "Scope",
     "ScopedLookup",
+    "StoreConflict",
     "StoreError",
     "StoreLimits",
     "StoredSource",
@@ -59,6 +67,27 @@ _SCOPE_PART_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 class StoreError(SourceError):
     """A store operation was refused or failed."""
+
+
+class StoreConflict(StoreError):
+    """Another writer held the source for longer than the store waits; nothing was stored."""
+
+
+class _Raced(StoreConflict):
+    """Another writer created the same row between our look and our insert (PostgreSQL)."""
+
+
+# SQLSTATEs of a lock that was not granted: lock_not_available, serialization_failure,
+# deadlock_detected.
+_LOCK_STATES = frozenset({"55P03", "40001", "40P01"})
+
+
+def _lock_failure(error: SQLAlchemyError) -> bool:
+    if not isinstance(error, OperationalError):
+        return False
+    if getattr(error.orig, "sqlstate", None) in _LOCK_STATES:
+        return True
+    return "database is locked" in str(error.orig) or "database table is locked" in str(error.orig)
 
 
 def utc_now() -> str:
@@ -86,6 +115,7 @@ class Scope:
 class StoreLimits:
     max_sources_per_scope: int = 100_000
     max_text_bytes: int = 64 * 1024 * 1024
+    lock_wait_seconds: float = 10.0  # how long a write waits for another writer of the store
 
 
 _metadata = MetaData()
@@ -131,6 +161,8 @@ def open_store(
     read_only: bool = False,
 ) -> EvidenceStore:
     """A file path (SQLite) or a ``postgresql://`` URL; read-only when asked, enforced by the database."""
+    limits = limits or StoreLimits()
+    wait_ms = max(1, round(limits.lock_wait_seconds * 1000))
     try:
         url = _url(target)
         if read_only and url.startswith("sqlite:///"):
@@ -144,7 +176,7 @@ def open_store(
             engine = create_engine(url)
         if engine.dialect.name == "sqlite":
             # Wait for another writer instead of failing at once.
-            event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 10000"))
+            event.listen(engine, "connect", lambda conn, _: conn.execute(f"PRAGMA busy_timeout = {wait_ms}"))
         if not read_only:
             with schema_lock(engine) as conn:
                 _metadata.create_all(conn)
@@ -152,7 +184,7 @@ def open_store(
         raise StoreError(f"{e.name} is needed for this store: pip install 'citeaudit[postgres]'") from None
     except SQLAlchemyError as e:
         raise StoreError(f"cannot open the evidence store: {_reason(e)}") from None
-    return EvidenceStore(engine, limits or StoreLimits(), clock)
+    return EvidenceStore(engine, limits, clock)
 
 
 def _reason(error: SQLAlchemyError) -> str:
@@ -195,7 +227,15 @@ class EvidenceStore:
         for name, value in (("title", title), ("locator", locator), ("kind", kind)):
             if not value.strip() or len(value) > 1000:
                 raise StoreError(f"{name} must be non-empty and at most 1000 characters")
-        with self._begin() as conn:
+        try:
+            self._register(scope, source_id, title, locator, kind, filename)
+        except _Raced:  # created by another writer since we looked: now it is an update
+            self._register(scope, source_id, title, locator, kind, filename)
+
+    def _register(
+        self, scope: Scope, source_id: str, title: str, locator: str, kind: str, filename: str | None
+    ) -> None:
+        with self._write(scope, source_id) as conn:
             row = conn.execute(
                 select(_sources.c.source_id).where(self._source_where(scope, source_id))
             ).first()
@@ -234,7 +274,7 @@ class EvidenceStore:
         if size > self.limits.max_text_bytes:
             raise StoreError(f"the text is {size} bytes, over the limit of {self.limits.max_text_bytes}")
         digest = digest_text(text)
-        with self._begin() as conn:
+        with self._write(scope, source_id) as conn:
             source = conn.execute(
                 select(_sources.c.revision_counter, _sources.c.current_revision)
                 .where(self._source_where(scope, source_id))
@@ -269,7 +309,7 @@ class EvidenceStore:
 
     def remove(self, scope: Scope, source_id: str) -> None:
         """Withdraw the current revision; the counter stays, so nothing revives."""
-        with self._begin() as conn:
+        with self._write(scope, source_id) as conn:
             result = conn.execute(
                 _sources.update().where(self._source_where(scope, source_id)).values(current_revision=None)
             )
@@ -338,8 +378,32 @@ class EvidenceStore:
 
     # -- plumbing ------------------------------------------------------------------
 
-    def _begin(self) -> Any:
-        return _Translate(self.engine.begin())
+    @contextmanager
+    def _write(self, scope: Scope, source_id: str) -> Iterator[Connection]:
+        """A write transaction that holds the write lock from its first statement: the revision
+        counter read in it is the one the insert after it is numbered from. Commits on exit."""
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.dialect.name == "sqlite":
+                    # pysqlite would open the transaction only at the first INSERT, after the read.
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                elif self.engine.dialect.name == "postgresql":
+                    wait_ms = max(1, round(self.limits.lock_wait_seconds * 1000))
+                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
+                yield conn
+                conn.commit()
+        except IntegrityError:
+            raise _Raced(self._conflict(scope, source_id)) from None
+        except SQLAlchemyError as e:
+            if _lock_failure(e):
+                raise StoreConflict(self._conflict(scope, source_id)) from None
+            raise StoreError(f"evidence store: {_reason(e)}") from None
+
+    def _conflict(self, scope: Scope, source_id: str) -> str:
+        return (
+            f"source {source_id!r} in scope {scope} is being changed by another writer and stayed "
+            f"locked for {self.limits.lock_wait_seconds:g} s; nothing was stored, try again"
+        )
 
     def _connect(self) -> Any:
         return _Translate(self.engine.connect())

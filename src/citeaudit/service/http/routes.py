@@ -21,7 +21,7 @@ from citeaudit.service.http.auth import Caller, allowed
 from citeaudit.service.http.openapi import BIBTEX_TYPES, NOT_BLANK, problem_responses
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS
-from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreError
+from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreConflict, StoreError
 from citeaudit.store.reports import ReportRecords
 from citeaudit.store.reviews import ReviewBook
 from citeaudit.store.trail import Trail
@@ -184,6 +184,8 @@ def router_for(service: Service) -> APIRouter:
         scope = allowed(key, "ingest")
         try:
             store.register(scope, source.source_id, source.title, source.locator, source.kind)
+        except StoreConflict as e:  # another writer kept the source locked
+            raise Problem(409, "Conflict", e.diagnostics()) from None
         except StoreError as e:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
         return {"source_id": source.source_id}
@@ -199,6 +201,8 @@ def router_for(service: Service) -> APIRouter:
             raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
         try:
             added, created = store.ingest(scope, source_id, revision.text)
+        except StoreConflict as e:  # another writer kept the source locked
+            raise Problem(409, "Conflict", e.diagnostics()) from None
         except StoreError as e:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
         return {**added.ref(), "created": created, "entered_at": added.entered_at}
