@@ -25,6 +25,7 @@ from citeaudit.cli.common import (
     add_sources_option,
     add_store_options,
     add_web_options,
+    check_outputs,
     effective_config,
     positive,
     refuse_to_overwrite,
@@ -128,6 +129,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         raise ConfigError(
             f"--output and --out are both {args.output}: the rendering would replace the report"
         )
+    check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
     auditor = build_auditor(config, progress=Progress("resolving DOIs", stderr))
     evidence = open_evidence(config)  # every audit with a store is recorded in its scope's trail
@@ -137,6 +139,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         reviews = evidence.reviews_for(submission) if config.reviews else []
         report = auditor.audit(submission, store=evidence.lookup(), reviews=reviews)
     as_dict = report_to_dict(report)
+    rendering = None
+    if args.format:  # rendered before anything is written: a failure here leaves no report behind
+        from citeaudit.cli.render import context_for
+
+        rendering = render(
+            ReportFormat(args.format), as_dict, stdin_context or context_for(as_dict, args.claims)
+        )
     if to_stdout:
         stdout.write(dump_report_dict(as_dict).decode("utf-8"))
     else:
@@ -146,11 +155,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     # The seed's summary line as it was, then the decision on a line of its own.
     summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
     summary += f"decision={report.decision.value} status={report.status.value}"
-    if args.format:
-        from citeaudit.cli.render import context_for, emit
+    if rendering is not None:
+        from citeaudit.cli.render import emit
 
-        context = stdin_context or context_for(as_dict, args.claims)
-        emit(render(ReportFormat(args.format), as_dict, context), args.output, stdout)
+        emit(rendering, args.output, stdout)
         print(summary, file=stderr if args.output is None else stdout)
     elif to_stdout:
         print(summary, file=stderr)

@@ -16,7 +16,7 @@ from citeaudit.config import FAIL_ON, Config, load_config
 from citeaudit.errors import ConfigError
 from citeaudit.model import Severity
 from citeaudit.semantic.factory import JUDGE_SPECS
-from citeaudit.util.atomic import atomic_write
+from citeaudit.util.atomic import check_writable, write_output
 
 __all__ = [
     "EXIT_CLEAN",
@@ -43,6 +43,7 @@ __all__ = [
     "add_store_options",
     "add_verdict_cache_option",
     "add_web_options",
+    "check_outputs",
     "effective_config",
     "positive",
     "print_json",
@@ -302,8 +303,22 @@ def refuse_to_overwrite(target: Path | None, *inputs: Path | None) -> None:
             raise ConfigError(f"{target}: that is the input {source}; writing there would destroy it")
 
 
+def check_outputs(*paths: Path | None) -> None:
+    """Before a command writes anything: every file it will write can be written (``-`` and
+    None are standard output). A command with two outputs writes neither when one would fail."""
+    for path in paths:
+        if path is None or str(path) == "-":
+            continue
+        try:
+            check_writable(path)
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot write: {e.strerror}") from None
+
+
 def write_file(path: Path, data: bytes) -> None:
+    """A file the user named: atomically when it is a regular file (a symlink's target is
+    replaced, the link kept) or new; straight through to a FIFO, a device, ``/dev/stdout``."""
     try:
-        atomic_write(path, data)
+        write_output(path, data)
     except OSError as e:
         raise ConfigError(f"{path}: cannot write: {e.strerror}") from None
