@@ -4,12 +4,16 @@ and exit paths (Ctrl-C, unreadable input)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -131,3 +135,125 @@ def test_a_read_only_output_directory_writes_nothing(seed: Path) -> None:
         "citeaudit: error: ro/report.md: cannot write: Permission denied\n",
     )
     assert not (seed / "report.json").exists()
+
+
+# -- item 11: snapshots are bounded and must be regular files -------------------------------
+
+
+def _snapshot_path(seed: Path) -> Path:
+    (found,) = [p for p in (seed / "sources").iterdir() if p.suffix == ".txt"]
+    return found
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "oversize"])
+def test_an_unreadable_snapshot_is_could_not_check_for_its_citations(seed: Path, kind: str) -> None:
+    snapshot = _snapshot_path(seed)
+    snapshot.unlink()
+    if kind == "device":
+        snapshot.symlink_to("/dev/zero")
+        problem = f"{snapshot.relative_to(seed)}: the snapshot is not a regular file"
+    elif kind == "fifo":
+        os.mkfifo(snapshot)
+        problem = f"{snapshot.relative_to(seed)}: the snapshot is not a regular file"
+    else:
+        with snapshot.open("wb") as fh:
+            fh.truncate(2_000)
+        (seed / "citeaudit.toml").write_text("max_document_bytes = 1000\n", "utf-8")
+        problem = f"{snapshot.relative_to(seed)}: the snapshot is 2000 bytes, over the limit of 1000"
+    done = subprocess.run(
+        [CITEAUDIT, *_check("--out", "report.json")], capture_output=True, env=_env(), timeout=120
+    )
+    assert done.returncode == 1, done.stderr  # the other citations' errors still count
+    report = json.loads((seed / "report.json").read_text("utf-8"))
+    unreadable = [f for r in report["results"] for f in r["findings"] if f["code"] == "E_NO_SNAPSHOT"]
+    assert unreadable
+    assert {f["message"] for f in unreadable} == {f"the snapshot cannot be read: {problem}"}
+    assert {f["outcome"] for f in unreadable} == {"could_not_check"}
+
+
+# -- item 12: exit paths -----------------------------------------------------------------
+
+
+def test_an_unreadable_input_is_exit_2(seed: Path) -> None:
+    result = run_cli("check", "/proc/self/mem", "--offline", "--out", "report.json")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: /proc/self/mem: cannot read: Input/output error\n",
+    )
+    result = run_cli("check", "/dev/zero", "--offline", "--out", "report.json")
+    assert (result.code, result.stderr) == (
+        2,
+        "citeaudit: error: /dev/zero: not a regular file (a device or a socket)\n",
+    )
+    assert not (seed / "report.json").exists()
+
+
+def _interrupt_when(
+    argv: list[str], cwd: Path, ready: Callable[[int], bool]
+) -> subprocess.CompletedProcess[bytes]:
+    """Run citeaudit in a session of its own and Ctrl-C it (SIGINT to its process group, as a
+    terminal does) once ``ready(pid)`` holds."""
+    proc = subprocess.Popen(
+        [CITEAUDIT, *argv],
+        cwd=cwd,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not ready(proc.pid):
+        assert proc.poll() is None, "it ended before the moment came"
+        assert time.monotonic() < deadline
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _importing(pid: int) -> bool:
+    """pydantic's compiled core is loaded while citeaudit's own modules import (formats)."""
+    try:
+        return "pydantic_core" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def _workers(pid: int) -> bool:
+    try:
+        return bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_ctrl_c_during_imports_is_one_line_and_130(seed: Path, trial: int) -> None:
+    done = _interrupt_when(_check("--out", "report.json"), seed, _importing)
+    assert (done.returncode, done.stderr) == (130, b"citeaudit: interrupted\n")
+
+
+def test_ctrl_c_in_the_worker_pool_is_one_line_and_130(tmp_path: Path) -> None:
+    text = "The measured rate fell from 18 to 7 percent across the sample in every trial. " * 8
+    documents = {f"d{i}": {"version": "1", "text": text} for i in range(20_000)}
+    claims = [
+        {"id": f"c{i}", "text": "The rate fell from 18 to 7 percent.", "kind": "fact",
+         "citations": [{"id": f"q{i}", "document_id": f"d{i}", "document_version": "1", "start": 4, "end": 60,
+                        "quote": text[4:60]}]}
+        for i in range(20_000)
+    ]  # fmt: skip
+    (tmp_path / "documents.json").write_text(json.dumps(documents), "utf-8")
+    (tmp_path / "claims.json").write_text(json.dumps({"claims": claims}), "utf-8")
+    argv = [
+        "check",
+        "claims.json",
+        "--offline",
+        "--corpus",
+        "documents.json",
+        "--jobs",
+        "2",
+        "--out",
+        "r.json",
+    ]
+    done = _interrupt_when(argv, tmp_path, _workers)
+    assert (done.returncode, done.stderr) == (130, b"citeaudit: interrupted\n")
+    assert not (tmp_path / "r.json").exists()

@@ -28,6 +28,7 @@ from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
 from citeaudit.checks.web import check_page_doi, check_page_title
+from citeaudit.errors import SourceError
 from citeaudit.identifiers import HANDLERS, canonical_key
 from citeaudit.locate import SourceText
 from citeaudit.model import (
@@ -218,6 +219,7 @@ class _Context:
         summary = _record_summary(record)
         relations = check_relations(record, make)
         snapshot: SourceText | None = None
+        unreadable: Finding | None = None
         loaded = False
         out: list[_Checked] = []
         for citation in citations:
@@ -232,12 +234,19 @@ class _Context:
                 findings += check_first_author(source.first_author, record, make)
             findings += check_work(source, record, make)
             if not loaded and citation.quote is not None:
-                text = self.snapshots.text_for_doi(doi)
+                try:
+                    text = self.snapshots.text_for_doi(doi)
+                except SourceError as e:  # this work's citations could not be checked; the rest can
+                    unreadable = make("E_NO_SNAPSHOT", f"the snapshot cannot be read: {e}")
+                    text = None
                 snapshot = SourceText(text) if text is not None else None
                 loaded = True
-            quote_findings, location = check_quote(
-                citation.quote, snapshot, self.settings.min_quote_length, make
-            )
+            if unreadable is not None and citation.quote is not None:
+                quote_findings, location = [unreadable], None
+            else:
+                quote_findings, location = check_quote(
+                    citation.quote, snapshot, self.settings.min_quote_length, make
+                )
             lines, excerpt = _place(snapshot, location)
             out.append(
                 _Checked(findings + quote_findings, location, lines, summary, record.year_values, excerpt)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -34,6 +35,13 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+def _ignore_interrupt() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each of them.
+    They are forked with SIGINT blocked (see run_items), so none is hit before this runs."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _run_chunk(bounds: tuple[int, int]) -> list[object]:
     assert _WORK is not None
     return [_WORK(i) for i in range(*bounds)]
@@ -48,7 +56,15 @@ def run_items(work: Callable[[int], R], count: int, jobs: int, chunks_per_job: i
     bounds = [(start, min(count, start + size)) for start in range(0, count, size)]
     _WORK = work
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        # SIGINT is blocked while the workers are forked (and in the pool's threads, which fork the
+        # replacements): a Ctrl-C then waits for the parent, which stops the pool, instead of
+        # killing a worker before it ignores SIGINT and leaving the map waiting for it forever.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_ignore_interrupt)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        with pool:
             parts = pool.map(_run_chunk, bounds, chunksize=1)
     finally:
         _WORK = None

@@ -197,7 +197,7 @@ class Auditor:
         self.config = config
         self.settings = audit_settings(config)
         self.resolver = resolver
-        self.snapshots = SnapshotDirectory(config.sources)
+        self.snapshots = SnapshotDirectory(config.sources, config.max_document_bytes)
         self.pins = pins if pins is not None else PinDirectory(config.sources)
         self.corpus = corpus
         self.suggester = suggester

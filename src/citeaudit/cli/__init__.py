@@ -12,11 +12,13 @@ but some citations could not be checked; 4 internal error (a bug); with
 
 from __future__ import annotations
 
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
+from citeaudit import _interrupted_while_starting
 from citeaudit.cli import (
     batch,
     cache,
@@ -87,6 +89,8 @@ def main(
 ) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:  # imports done: Python's own
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return _dispatch(list(argv) if argv is not None else None, stdout, stderr)
     except CiteauditError as e:

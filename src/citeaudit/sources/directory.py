@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from citeaudit.errors import SourceError
@@ -11,11 +13,18 @@ from citeaudit.util.slugs import hashed_name, slug
 __all__ = ["SnapshotDirectory"]
 
 
-class SnapshotDirectory(SnapshotStore):
-    """Looks for ``<slug>-<hash>.txt`` first, then the seed's ``<slug>.txt``."""
+# The default of ``max_document_bytes``: a snapshot is a document's text.
+DEFAULT_MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 
-    def __init__(self, root: Path) -> None:
+
+class SnapshotDirectory(SnapshotStore):
+    """Looks for ``<slug>-<hash>.txt`` first, then the seed's ``<slug>.txt``. A snapshot is read
+    only when it is a regular file within ``max_bytes``; anything else is a SourceError (the
+    audit makes it "could not check" for the citations of that work)."""
+
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_SNAPSHOT_BYTES) -> None:
         self.root = root
+        self.max_bytes = max_bytes
 
     def text_for_doi(self, doi: str) -> str | None:
         seed_name = slug(doi)
@@ -24,7 +33,7 @@ class SnapshotDirectory(SnapshotStore):
                 continue
             path = self.root / name
             try:
-                data = path.read_bytes()
+                data = self._read(path)
             except FileNotFoundError:
                 continue
             except OSError as e:
@@ -36,3 +45,16 @@ class SnapshotDirectory(SnapshotStore):
                     f"{path}: snapshot is not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})"
                 ) from None
         return None
+
+    def _read(self, path: Path) -> bytes:
+        limit = self.max_bytes
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceError(f"{path}: the snapshot is not a regular file")
+        if st.st_size > limit:
+            raise SourceError(f"{path}: the snapshot is {st.st_size} bytes, over the limit of {limit}")
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise SourceError(f"{path}: the snapshot is over the limit of {limit} bytes")
+        return data

@@ -6,6 +6,7 @@ the file, the JSON path and the problem.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -37,9 +38,13 @@ def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """Read a file, refusing it before reading when it is over the bound."""
     name = str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise InputError(name, "", f"input is {size} bytes, over the limit of {max_bytes}")
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(name, "", "is a directory, not a file")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):  # a pipe is read to the bound
+            raise InputError(name, "", "not a regular file (a device or a socket)")
+        if st.st_size > max_bytes:
+            raise InputError(name, "", f"input is {st.st_size} bytes, over the limit of {max_bytes}")
         with path.open("rb") as fh:
             data = fh.read(max_bytes + 1)
     except FileNotFoundError:
@@ -48,6 +53,8 @@ def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         raise InputError(name, "", "is a directory, not a file") from None
     except PermissionError:
         raise InputError(name, "", "permission denied") from None
+    except OSError as e:  # /proc/self/mem: EIO
+        raise InputError(name, "", f"cannot read: {e.strerror}") from None
     if len(data) > max_bytes:
         raise InputError(name, "", f"input is over the limit of {max_bytes} bytes")
     return data
