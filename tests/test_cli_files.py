@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -257,3 +258,35 @@ def test_ctrl_c_in_the_worker_pool_is_one_line_and_130(tmp_path: Path) -> None:
     done = _interrupt_when(argv, tmp_path, _workers)
     assert (done.returncode, done.stderr) == (130, b"citeaudit: interrupted\n")
     assert not (tmp_path / "r.json").exists()
+
+
+def _unix_socket(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    return sock
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (_unix_socket, "not a regular file (a device or a socket)"),
+        (lambda p: p.write_bytes(b"x" * 2_000), "input is 2000 bytes, over the limit of 1000"),
+    ],
+)
+def test_a_corpus_document_is_bounded_and_must_be_a_file(
+    tmp_path: Path, make: Callable[[Path], object], problem: str
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "manifest.json").write_text(json.dumps({"d1": {"version": "1", "file": "d1.txt"}}), "utf-8")
+    make(corpus / "d1.txt")
+    (tmp_path / "citeaudit.toml").write_text("max_document_bytes = 1000\n", "utf-8")
+    claims = {"claims": [{"id": "c1", "text": "t", "kind": "fact", "citations": [
+        {"id": "q1", "document_id": "d1", "document_version": "1", "start": 0, "end": 1, "quote": "x"}]}]}  # fmt: skip
+    (tmp_path / "claims.json").write_text(json.dumps(claims), "utf-8")
+    argv = [CITEAUDIT, "check", "claims.json", "--offline", "--corpus", "corpus", "--out", "r.json"]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, env=_env(), timeout=120)
+    target = (
+        (corpus / "d1.txt").resolve() if (corpus / "d1.txt").is_symlink() else corpus.resolve() / "d1.txt"
+    )
+    assert (done.returncode, done.stderr.decode()) == (2, f"citeaudit: error: {target}: {problem}\n")

@@ -139,7 +139,9 @@ def build_judge(config: Config, *, judge_online: bool = False, write_verdicts: b
 
 
 def load_configured_corpus(config: Config) -> Corpus | None:
-    return load_corpus(config.corpus, config.max_input_bytes) if config.corpus is not None else None
+    if config.corpus is None:
+        return None
+    return load_corpus(config.corpus, config.max_input_bytes, config.max_document_bytes)
 
 
 @dataclass(frozen=True)

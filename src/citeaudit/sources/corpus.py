@@ -20,6 +20,9 @@ from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, json_path, load_json_byte
 
 __all__ = ["Corpus", "Document", "load_corpus"]
 
+# The default of ``max_document_bytes``.
+DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
 Version = Annotated[str, Field(min_length=1, max_length=200)] | int
 
 
@@ -90,7 +93,7 @@ def _from_jsonl(path: Path, max_bytes: int) -> Corpus:
     return Corpus(docs, path.name)
 
 
-def _from_directory(root: Path, max_bytes: int) -> Corpus:
+def _from_directory(root: Path, max_bytes: int, max_document_bytes: int) -> Corpus:
     manifest = root / "manifest.json"
     name = str(manifest)
     top = expect_object(load_json_bytes(read_input(manifest, max_bytes), name), name, [])
@@ -106,7 +109,7 @@ def _from_directory(root: Path, max_bytes: int) -> Corpus:
             raise InputError(
                 name, json_path([doc_id, "file"]), "the file must lie inside the corpus directory"
             )
-        data = read_input(target, max_bytes)
+        data = read_input(target, max_document_bytes)  # a regular file or a pipe, within the bound
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
@@ -116,10 +119,13 @@ def _from_directory(root: Path, max_bytes: int) -> Corpus:
     return Corpus(docs, root.name)
 
 
-def load_corpus(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Corpus:
-    """Read a corpus in any of the three forms; bad input is an InputError."""
+def load_corpus(
+    path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
+) -> Corpus:
+    """Read a corpus in any of the three forms; bad input is an InputError. ``max_bytes`` bounds
+    the JSON files, ``max_document_bytes`` each text file of a corpus directory."""
     if path.is_dir():
-        return _from_directory(path, max_bytes)
+        return _from_directory(path, max_bytes, max_document_bytes)
     if path.suffix == ".jsonl":
         return _from_jsonl(path, max_bytes)
     return _from_json(path, max_bytes)
