@@ -144,7 +144,7 @@ def test_every_form_of_an_answer_gives_the_same_report() -> None:
         ('{"claims": [', "<answer>: invalid JSON at line 1 column 13: Expecting value"),
         ("", "<answer>: not a path nor a document: ''"),
         ("no/such/claims.json", "no/such/claims.json: no such file"),
-        ("x" * 5000, "x" * 77 + "...: File name too long"),
+        ("x" * 5000, "x" * 77 + "...: cannot read: File name too long"),
         ({"claims": [{"id": "c1", "text": "t", "year": float("nan")}]},
          "<answer>: not a JSON document: Out of range float values are not JSON compliant"),
         ({"claims": object()}, "<answer>: not a JSON document: Object of type object is not JSON serializable"),
