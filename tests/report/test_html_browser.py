@@ -71,7 +71,7 @@ def _html(tmp_path: Path, claims: dict[str, Any] | None = None) -> Path:
 @pytest.fixture(scope="module")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the screenshots stay after the run: ``html-screenshots`` in pytest's base
-    temporary directory (``/tmp/pytest-of-$USER/pytest-N/``; pytest keeps the last three)."""
+    temporary directory (pytest keeps the last three)."""
     path = tmp_path_factory.getbasetemp() / "html-screenshots"
     path.mkdir(exist_ok=True)
     return path
