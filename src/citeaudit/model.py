@@ -136,6 +136,9 @@ class Span:
     start: int
     end: int
 
+    def __reduce__(self) -> tuple[type[Span], tuple[int, int]]:
+        return Span, (self.start, self.end)  # see Finding.__reduce__
+
     def to_json(self) -> dict[str, int]:
         return {"start": self.start, "end": self.end}
 
@@ -377,6 +380,13 @@ class Finding:
     location: Span | None = None
     suggestion: dict[str, Any] | None = None
     detail: str | None = None  # appended to the code in the seed's form: E_NUMBER_UNSUPPORTED:3
+
+    def __reduce__(self) -> tuple[type[Finding], tuple[Any, ...]]:
+        """Pickled as its constructor's arguments: findings come back from the audit's worker
+        processes by the thousand, and the generic state of a frozen slotted dataclass
+        (``dataclasses.fields`` on every object) made unpickling them a serial cost."""
+        values = (self.code, self.severity, self.outcome, self.message)
+        return Finding, (*values, self.location, self.suggestion, self.detail)
 
     @property
     def label(self) -> str:

@@ -327,6 +327,8 @@ _CONTROLS_RE = re.compile("[\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f\U000e0100-\U
 
 def used_controls(text: str) -> list[str]:
     """The display controls in ``text``, as ``U+202E``, each once, in order of first use."""
+    if _CONTROLS_RE.search(text) is None:  # nearly always: one scan, nothing built
+        return []
     return list(dict.fromkeys(f"U+{ord(m.group()):04X}" for m in _CONTROLS_RE.finditer(text)))
 
 

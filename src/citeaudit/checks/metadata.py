@@ -173,7 +173,8 @@ def _without_et_al(name: str) -> str:
     return head[:-1].rstrip() if head.endswith(",") else head
 
 
-def cited_name_keys(cited: str) -> set[str]:
+@lru_cache(maxsize=16384)  # a name is cited by every citation of its work, often many times
+def cited_name_keys(cited: str) -> frozenset[str]:
     """The family-name readings of "Family", "Family, I.", "I. Family", "Given Family",
     with particles ("Van Bavel, J.", "Bavel, Jay Van") and suffixes ("Smith Jr., John",
     "J. Smith, Jr.", "Robert Downey IV")."""
@@ -187,10 +188,10 @@ def cited_name_keys(cited: str) -> set[str]:
         particles = _trailing_particles(tail_words)
         if particles and family:
             keys |= _family_readings(particles + family)
-        return keys - {""}
+        return frozenset(keys - {""})
     tokens = [t for t in head.split() if not _INITIAL_RE.match(t)]
     if not tokens:
-        return {_key(head)} - {""}
+        return frozenset({_key(head)} - {""})
     core = list(tokens)
     while len(core) > 1 and is_suffix(core[-1]):
         core.pop()  # "John Smith Jr.", "Robert Downey IV"
@@ -198,7 +199,7 @@ def cited_name_keys(cited: str) -> set[str]:
     words = head.split()
     if len(words) > 1 and _INITIAL_RE.match(words[-1]):
         keys.add(_key(words[-1]))  # a family name of initials: "Mallikarjun B. R."
-    return keys - {""}
+    return frozenset(keys - {""})
 
 
 def _key(name: str) -> str:

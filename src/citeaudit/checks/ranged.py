@@ -26,6 +26,8 @@ NEARLY_THE_QUOTE = 0.9  # similarity of the cited range's text above which it is
 
 def range_problem(start: Any, end: Any, length: int) -> str | None:
     """Why ``[start, end)`` is not a range of a text of ``length``, or None."""
+    if type(start) is int and type(end) is int and 0 <= start < end <= length:
+        return None  # the usual case, decided without the checks that word the problem
     for name, value in (("start", start), ("end", end)):
         if isinstance(value, bool) or not isinstance(value, int):
             return f"{name} must be an integer, got {value!r}"
