@@ -72,7 +72,11 @@ def run(quick: bool = False) -> dict[str, Any]:
     bare_runs = [
         _citeaudit(main, main.root / "citeaudit-bare.json", None, "--judge", "none") for _ in range(3)
     ]
+    single_bare_runs = [
+        _citeaudit(main, main.root / "citeaudit-1-bare.json", 1, "--judge", "none") for _ in range(3)
+    ]
     ours, single, bare = _median(ours_runs), _median(single_runs), _median(bare_runs)
+    single_bare = _median(single_bare_runs)
     seed = _seed(main, main.root / "seed.json")
     same = (main.root / "citeaudit.json").read_bytes() == (main.root / "citeaudit-1.json").read_bytes()
     ours_fail, seed_fail = _failing(main.root / "citeaudit.json"), _failing(main.root / "seed.json")
@@ -87,12 +91,15 @@ def run(quick: bool = False) -> dict[str, Any]:
             "citeaudit_one_job_runs": [m.seconds for m in single_runs],
             "citeaudit_no_judge": bare.__dict__,
             "citeaudit_no_judge_runs": [m.seconds for m in bare_runs],
+            "citeaudit_one_job_no_judge": single_bare.__dict__,
+            "citeaudit_one_job_no_judge_runs": [m.seconds for m in single_bare_runs],
             "cpus": available_cpus(),
             "same_report_for_any_jobs": same,
             "seed": seed.__dict__,
             "speedup": seed.seconds / ours.seconds,
             "speedup_one_job": seed.seconds / single.seconds,
             "speedup_no_judge": seed.seconds / bare.seconds,
+            "speedup_one_job_no_judge": seed.seconds / single_bare.seconds,
             "failing_claims": {
                 "citeaudit": len(ours_fail),
                 "seed": len(seed_fail),
@@ -138,6 +145,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"| citeaudit, default `--jobs`, `--judge none` (no semantic stage, like the seed) | "
         f"{m['citeaudit_no_judge']['seconds']:.2f} | {m['citeaudit_no_judge']['peak_mib']:.0f} (main process) | "
         f"{m['citeaudit_no_judge']['exit_code']} |",
+        f"| citeaudit, `--jobs 1`, `--judge none` | {m['citeaudit_one_job_no_judge']['seconds']:.2f} | "
+        f"{m['citeaudit_one_job_no_judge']['peak_mib']:.0f} | {m['citeaudit_one_job_no_judge']['exit_code']} |",
         "",
         "citeaudit's times are the median of three runs (default jobs: "
         + ", ".join(f"{x:.2f}" for x in m["citeaudit_runs"])
@@ -145,10 +154,14 @@ def markdown(r: dict[str, Any]) -> str:
         + ", ".join(f"{x:.2f}" for x in m["citeaudit_one_job_runs"])
         + " s; no judge: "
         + ", ".join(f"{x:.2f}" for x in m["citeaudit_no_judge_runs"])
+        + " s; one job, no judge: "
+        + ", ".join(f"{x:.2f}" for x in m["citeaudit_one_job_no_judge_runs"])
         + " s); the seed ran once.",
         "",
         f"**Speed-up: {m['speedup']:.1f}×** with the default jobs, {m['speedup_one_job']:.1f}× with one, "
-        f"{m['speedup_no_judge']:.1f}× without the semantic stage (goal: at least 20×). Reports of both runs byte-identical: {m['same_report_for_any_jobs']}. "
+        f"{m['speedup_no_judge']:.1f}× without the semantic stage (goal: at least 20×), "
+        f"{m['speedup_one_job_no_judge']:.1f}× with one job and without it (goal: at least 12×). "
+        f"Reports of both runs byte-identical: {m['same_report_for_any_jobs']}. "
         "Claims with errors: citeaudit "
         f"{m['failing_claims']['citeaudit']:,}, seed {m['failing_claims']['seed']:,}, both "
         f"{m['failing_claims']['both']:,}.",

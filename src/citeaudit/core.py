@@ -104,6 +104,15 @@ class _Pending:
     years: tuple[int, ...] = ()  # the cited work's years, which the numbers check exempts
     excerpt: dict[str, str] | None = None
 
+    def row(self) -> Row:
+        claim, citation = self.claim, self.citation
+        origin = citation.origin if citation is not None else (claim.origin if claim is not None else "")
+        # Positional: a frozen dataclass's keyword construction is a third slower, once per citation.
+        return Row(
+            None if claim is None else claim.id, self.citation_id, citation, self.doi,
+            tuple(self.findings), self.location, self.lines, self.record, origin, self.excerpt,
+        )  # fmt: skip
+
 
 @dataclass(slots=True)
 class _Checked:
@@ -561,21 +570,7 @@ def audit(
 
     deterministic = Report(
         submission=submission,
-        rows=tuple(
-            Row(
-                claim_id=r.claim.id if r.claim is not None else None,
-                citation_id=r.citation_id,
-                citation=r.citation,
-                doi=r.doi,
-                findings=tuple(r.findings),
-                location=r.location,
-                lines=r.lines,
-                record=r.record,
-                excerpt=r.excerpt,
-                origin=r.citation.origin if r.citation is not None else (r.claim.origin if r.claim else ""),
-            )
-            for r in everything
-        ),
+        rows=tuple(r.row() for r in everything),
         claims=tuple(claims),
         status=ReportStatus.NEEDS_REVIEW,  # status and decision: finalize decides both, below
         settings=settings.to_json() | {"judge": str(judge.identity) if judge is not None else None},

@@ -79,7 +79,9 @@ class Closest:
 
 def _anchors(needle: str, count: int) -> list[tuple[int, str]]:
     """The longest words of the normalised quote, with their offsets."""
-    words = {m.group(): m.start() for m in reversed(list(_WORD_RE.finditer(needle)))}
+    words: dict[str, int] = {}
+    for m in _WORD_RE.finditer(needle):
+        words.setdefault(m.group(), m.start())  # each word at its first offset
     ranked = sorted(words.items(), key=lambda kv: (-len(kv[0]), kv[1]))
     return [(offset, word) for word, offset in ranked[:count] if len(word) >= 2]
 

@@ -9,6 +9,7 @@ depend on the number of jobs.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -55,6 +56,11 @@ def run_items(work: Callable[[int], R], count: int, jobs: int, chunks_per_job: i
     size = max(1, -(-count // (jobs * chunks_per_job)))
     bounds = [(start, min(count, start + size)) for start in range(0, count, size)]
     _WORK = work
+    # Everything the workers read is in memory now: frozen out of the collector's scans, it is
+    # not traversed by collections in the workers (which would also copy every page it is on),
+    # nor in this process while the results come in. Left frozen if the caller froze objects.
+    frozen_before = gc.get_freeze_count()
+    gc.freeze()
     try:
         # SIGINT is blocked while the workers are forked (and in the pool's threads, which fork the
         # replacements): a Ctrl-C then waits for the parent, which stops the pool, instead of
@@ -68,4 +74,6 @@ def run_items(work: Callable[[int], R], count: int, jobs: int, chunks_per_job: i
             parts = pool.map(_run_chunk, bounds, chunksize=1)
     finally:
         _WORK = None
+        if not frozen_before:
+            gc.unfreeze()
     return [item for part in parts for item in part]  # type: ignore[misc]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         )
     check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
+    gc.freeze()  # the parsed input lives to the end: collections need not traverse it again and again
     auditor = build_auditor(config, progress=Progress("resolving DOIs", stderr))
     evidence = open_evidence(config)  # every audit with a store is recorded in its scope's trail
     if evidence is None:
