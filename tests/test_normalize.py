@@ -125,3 +125,9 @@ def test_word_by_word_folding_gives_the_cluster_by_cluster_text(line: str) -> No
     """A line that does not fold one-to-one is folded a word at a time, and only the words
     that need it cluster by cluster: the text is the same as folding every cluster."""
     assert _fold_words(line, 0, 0, []) == _fold_clusters(line, 0, 0, [])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_the_ascii_normal_form_equals_the_mapped_one(text: str) -> None:
+    assert normalize(text) == normalize_with_map(text).text.strip()

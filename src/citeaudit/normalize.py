@@ -256,6 +256,7 @@ def normalize_with_map(text: str) -> NormalizedText:
 
 _DROP_RE = re.compile(f"[{re.escape(QUOTE_CHARS + INVISIBLE_CHARS)}]")
 _DASH_RE = re.compile(f"[{re.escape(DASH_CHARS)}]")
+_ASCII_DROP = str.maketrans("", "", "".join(c for c in QUOTE_CHARS + INVISIBLE_CHARS if c.isascii()))
 
 
 def normalize(text: str) -> str:
@@ -264,6 +265,8 @@ def normalize(text: str) -> str:
     Equal to ``normalize_with_map(text).text.strip()``; where the text folds
     one-to-one it is computed with whole-string operations instead.
     """
+    if text.isascii():  # NFKC already, casefolds one-to-one, and holds no dash to unify
+        return " ".join(text.lower().translate(_ASCII_DROP).split())
     folded = text.casefold()
     if len(folded) != len(text) or not unicodedata.is_normalized("NFKC", text):
         return normalize_with_map(text).text.strip()
@@ -327,7 +330,7 @@ _CONTROLS_RE = re.compile("[\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f\U000e0100-\U
 
 def used_controls(text: str) -> list[str]:
     """The display controls in ``text``, as ``U+202E``, each once, in order of first use."""
-    if _CONTROLS_RE.search(text) is None:  # nearly always: one scan, nothing built
+    if text.isascii() or _CONTROLS_RE.search(text) is None:  # nearly always: nothing built
         return []
     return list(dict.fromkeys(f"U+{ord(m.group()):04X}" for m in _CONTROLS_RE.finditer(text)))
 
