@@ -22,12 +22,14 @@ from bench import (
     resolve_rate,
     semantic_eval,
     service_load,
+    speed,
     stats_time,
     trail_volume,
 )
 from bench.results_file import write_section
 
 BENCHMARKS = {
+    "speed": ("Per-core speed: every goal in one run", speed),
     "check": ("`citeaudit check`: offline DOI audit against the seed script", check_throughput),
     "rag": ("Corpus citations: RAG responses against seed 003's verify.py", rag_latency),
     "resolve": ("Online resolution under Crossref's limits", resolve_rate),

@@ -553,7 +553,8 @@ def audit(
             sorted_claims[i], claim_rows[sorted_claims[i].id], make, sorted_claims[i].id in disputed, inline
         ),
         len(sorted_claims),
-        settings.jobs,
+        # Without a judge the pass is a few microseconds a claim: less than forking for it costs.
+        settings.jobs if inline is not None else 1,
     )
     claims: list[ClaimResult] = []
     verdicts: dict[str, Verdict] = {}

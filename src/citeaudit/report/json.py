@@ -11,6 +11,8 @@ import json
 from collections import Counter
 from typing import Any
 
+import orjson
+
 from citeaudit.identifiers import HANDLERS
 from citeaudit.model import (
     Citation,
@@ -160,8 +162,16 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
-_dumps = _ENCODER.encode
+def _compact(value: Any) -> bytes:
+    """Sorted keys, no spaces, UTF-8 as is (only ``"``, ``\\`` and control characters escaped).
+
+    orjson writes it at about four times the speed of ``json`` (bench/README.md); an integer past
+    64 bits (a range as the input gave it) falls back to ``json`` with the same layout.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 def render_json(report: Report) -> bytes:
@@ -172,17 +182,18 @@ def dump_report_dict(data: dict[str, Any]) -> bytes:
     """Top-level keys one per line, each claim and result on a line of its own.
 
     A diff of two reports then shows one line per changed citation, and the
-    compact rows go through the C encoder (indenting every level would not).
+    compact rows go through the compiled encoder (indenting every level would not).
     """
-    lines = ["{"]
+    lines = [b"{"]
     keys = sorted(data)
     for i, key in enumerate(keys):
         value = data[key]
-        comma = "," if i < len(keys) - 1 else ""
+        comma = b"," if i < len(keys) - 1 else b""
+        name = _compact(key)
         if key in ("claims", "results") and value:
-            rows = ",\n    ".join(_dumps(v) for v in value)
-            lines.append(f"  {_dumps(key)}: [\n    {rows}\n  ]{comma}")
+            rows = b",\n    ".join([_compact(v) for v in value])
+            lines.append(b"  " + name + b": [\n    " + rows + b"\n  ]" + comma)
         else:
-            lines.append(f"  {_dumps(key)}: {_dumps(value)}{comma}")
-    lines.append("}")
-    return ("\n".join(lines) + "\n").encode("utf-8")
+            lines.append(b"  " + name + b": " + _compact(value) + comma)
+    lines.append(b"}\n")
+    return b"\n".join(lines)
