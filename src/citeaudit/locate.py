@@ -46,7 +46,6 @@ MAX_CLOSEST_HITS = 50  # a word more common than this says nothing about where t
 # Comparing a quote with a whole text costs about their lengths' product: 10**8 is ~50 ms.
 MAX_WHOLE_TEXT_PAIRS = 10**8
 _WORD_RE = re.compile(r"[^\W_]+")
-_NEWLINE_RE = re.compile("\n")
 _DROP_CHARS = QUOTE_CHARS + INVISIBLE_CHARS
 # NFKC rewrites these into spaces, dots or primes only (see the module docstring).
 _SEPARATORS = (
@@ -58,6 +57,17 @@ _SEPARATORS = (
         chr(c) for c in range(0xFF01, 0xFF5F) if not chr(c).isalnum() and chr(c) not in "\uff02\uff07\uff40"
     )
 )
+
+
+def _line_breaks(text: str) -> list[int]:
+    """Offsets of every ``\\n``: ``str.find`` skips to each (a regex scan was 6 µs for a 20 KB
+    text without one, 23 times as long)."""
+    breaks: list[int] = []
+    at = text.find("\n")
+    while at != -1:
+        breaks.append(at)
+        at = text.find("\n", at + 1)
+    return breaks
 
 
 def _nfkc_but_for_separators(text: str) -> bool:
@@ -135,7 +145,7 @@ class SourceText:
         index of the text's line breaks built on first use (a corpus keeps it
         across audits, so later citations of the document pay nothing)."""
         if self._newlines is None:
-            self._newlines = [m.start() for m in _NEWLINE_RE.finditer(self.text)]
+            self._newlines = _line_breaks(self.text)
         first = bisect_left(self._newlines, span.start) + 1
         return first, bisect_left(self._newlines, max(span.start, span.end - 1)) + 1
 

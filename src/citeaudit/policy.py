@@ -18,7 +18,7 @@ Per report (seed 002): ``invalid``, ``partial``, ``needs_review``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from citeaudit.errors import CiteauditError, ConfigError
@@ -203,10 +203,14 @@ def finalize(
         for c in report.claims
     )
     labels = {claim_id: v.label for claim_id, v in verdicts.items()}
-    return replace(
-        report,
-        claims=claims,
-        reviews=tuple(reviews),
-        status=report_status(report, states),
-        decision=_decide(report, states, labels, policy),
+    # Built directly, not with dataclasses.replace, which looks up the fields on every call.
+    return Report(
+        report.submission,
+        report.rows,
+        claims,
+        report_status(report, states),
+        report.settings,
+        report.checker_version,
+        _decide(report, states, labels, policy),
+        tuple(reviews),
     )
