@@ -77,12 +77,15 @@ class _DuplicateKeys(dict[str, Any]):
 
 
 def _object_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) == len(pairs):  # no key repeated: decided in C, no loop here
+        return document
     seen: set[str] = set()
     for key, _ in pairs:
         if key in seen:
             return _DuplicateKeys(key, pairs)
         seen.add(key)
-    return dict(pairs)
+    raise AssertionError("unreachable: fewer keys than pairs means one repeats")
 
 
 def _reject_constant(name: str) -> Any:
