@@ -4,6 +4,7 @@ A malformed DOI is the finding ``E_DOI_SYNTAX``; the registries answer it throug
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import ClassVar
 from urllib.parse import unquote
 
@@ -17,6 +18,7 @@ _URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?(?:dx\.)?doi\.org/", re.IGNORECA
 _PREFIX_RE = re.compile(r"^(?:urn:)?doi:\s*", re.IGNORECASE)
 
 
+@lru_cache(maxsize=65536)  # every citation of a work writes its DOI, mostly the same way
 def normalize_doi(raw: str) -> str:
     """``https://doi.org/10.1/ABC``, ``doi:10.1/abc`` … → ``10.1/abc``.
 

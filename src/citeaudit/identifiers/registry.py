@@ -4,6 +4,8 @@ through this table alone."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.interface import IdentifierHandler
@@ -33,6 +35,7 @@ def _valid_key(source: Source) -> tuple[IdentifierHandler, str] | None:
     return (kind, canonical_key(kind.key(normal))) if kind.is_valid(normal) else None
 
 
+@lru_cache(maxsize=65536)  # a work is cited by every citation of it: its key is worked out once
 def canonical_key(key: str) -> str:
     """A key in the form of the most specific kind that owns it: a DOI that is an arXiv DOI loses
     its version (``10.48550/arxiv.2010.11929v1`` → ``10.48550/arxiv.2010.11929``), so both forms
