@@ -105,6 +105,8 @@ def _grouped_tail(groups: list[str]) -> int:
 
 
 def _mentions(token: str) -> list[NumberMention]:
+    if token.isdecimal():  # digits alone, the usual token: one reading, no separator to weigh
+        return [NumberMention(token, (frozenset({Decimal(token)}),))]
     percent = token.endswith("%")
     body = token.rstrip("%" + _SPACE)
     groups = re.split(f"[{_SPACE}]", body)
