@@ -19,7 +19,7 @@ from typing import Any
 from citeaudit.core import DEFAULT_MIN_QUOTE_LENGTH
 from citeaudit.errors import ConfigError
 from citeaudit.parallel import available_cpus
-from citeaudit.policy import Policy
+from citeaudit.policy import FAIL_ON, Policy
 from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 
 __all__ = ["ENV_VARS", "FAIL_ON", "OTHER_ENV_VARS", "Config", "load_config"]
@@ -81,7 +81,6 @@ ENV_VARS = {
     "max_page_bytes": "CITEAUDIT_MAX_PAGE_BYTES",
     "host_delay_ms": "CITEAUDIT_HOST_DELAY_MS",
 }
-FAIL_ON = ("error", "decision")
 _PATHS = {"cache", "sources", "out", "corpus", "verdict_cache"}
 _INTS = {
     "min_quote_length",

@@ -36,6 +36,7 @@ from citeaudit.model import (
 )
 
 __all__ = [
+    "FAIL_ON",
     "Decision",
     "Review",
     "ReviewError",
@@ -45,6 +46,10 @@ __all__ = [
     "finalize",
     "report_status",
 ]
+
+# What the exit code of an audit follows (the ``fail_on`` setting): its deterministic findings
+# ("error") or the decision.
+FAIL_ON = ("error", "decision")
 
 _REVIEW_VERDICTS = ("supported", "insufficient", "contradicted")
 _MAX_NOTE = 1000

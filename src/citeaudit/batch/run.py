@@ -7,11 +7,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, TextIO
 
 from citeaudit.batch.answers import Answer, read_answer
 from citeaudit.batch.engines import Task, make_engine
+from citeaudit.batch.options import BatchOptions
 from citeaudit.batch.output import MANIFEST_VERSION, BatchDir
 from citeaudit.batch.parts import PartResult
 from citeaudit.batch.records import Record, fingerprint, read_records
@@ -22,20 +22,6 @@ from citeaudit.resolve.interface import ResolutionStatus
 from citeaudit.util.version import __version__
 
 __all__ = ["BatchOptions", "BatchOutcome", "run_batch"]
-
-DEFAULT_PART_SIZE = 1000
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    inputs: tuple[Path, ...]
-    out: Path
-    spec: WorkerSpec
-    engine: str = "local"
-    workers: int = 1
-    ray_address: str | None = None
-    part_size: int = DEFAULT_PART_SIZE
-    fresh: bool = False
 
 
 @dataclass(frozen=True)

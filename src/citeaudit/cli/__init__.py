@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -102,6 +101,8 @@ def main(
         print("citeaudit: interrupted", file=stderr)
         return 130
     except Exception:  # a bug: keep the traceback, but never exit as if citations failed
+        import traceback
+
         print("citeaudit: internal error (please report it):", file=stderr)
         traceback.print_exc(file=stderr)
         return EXIT_INTERNAL

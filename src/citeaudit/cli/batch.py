@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from citeaudit.batch import BatchOptions, WorkerSpec, run_batch
 from citeaudit.batch.engines import ENGINES
-from citeaudit.batch.run import DEFAULT_PART_SIZE
+from citeaudit.batch.options import DEFAULT_PART_SIZE
 from citeaudit.cli.common import (
     Parser,
     Progress,
@@ -25,9 +24,11 @@ from citeaudit.cli.common import (
     effective_config,
     positive,
 )
-from citeaudit.config import Config
 from citeaudit.errors import ConfigError
-from citeaudit.parallel import available_cpus
+
+if TYPE_CHECKING:
+    from citeaudit.batch.wiring import WorkerSpec
+    from citeaudit.config import Config
 
 __all__ = ["add_parser", "run"]
 
@@ -72,12 +73,18 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _spec(config: Config) -> WorkerSpec:
+    from citeaudit.batch.wiring import WorkerSpec
+
     if bool(config.store) != bool(config.scope):
         raise ConfigError("--store and --scope go together: the store, and whose sources in it")
     return WorkerSpec(config)
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.batch.options import BatchOptions
+    from citeaudit.batch.run import run_batch
+    from citeaudit.parallel import available_cpus
+
     config = effective_config(args)
     options = BatchOptions(
         inputs=tuple(args.inputs),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from citeaudit.cli.common import (
     EXIT_CLEAN,
@@ -21,8 +21,9 @@ from citeaudit.cli.common import (
     add_web_options,
     effective_config,
 )
-from citeaudit.resolve.cache import DoiCache
-from citeaudit.resolve.interface import Resolution, ResolutionStatus
+
+if TYPE_CHECKING:
+    from citeaudit.resolve.interface import Resolution
 
 __all__ = ["add_parser", "describe_change", "run"]
 
@@ -77,6 +78,8 @@ def describe_change(doi: str, old: Resolution, new: Resolution) -> list[str]:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.resolve.cache import DoiCache
+    from citeaudit.resolve.interface import ResolutionStatus
     from citeaudit.resolve.registry import RegistryResolver
 
     config = effective_config(args)

@@ -6,7 +6,7 @@ import argparse
 import gc
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from citeaudit.cli.common import (
     EXIT_CLEAN,
@@ -32,14 +32,15 @@ from citeaudit.cli.common import (
     refuse_to_overwrite,
     write_file,
 )
-from citeaudit.config import Config
 from citeaudit.errors import ConfigError
-from citeaudit.formats import load_submission, submission_from_bytes
-from citeaudit.model import Decision, Report, Submission
-from citeaudit.report.formats import RenderContext, ReportFormat, render
-from citeaudit.report.json import dump_report_dict, report_outcome, report_to_dict
-from citeaudit.util.jsonload import read_stream
-from citeaudit.wiring import build_auditor, open_evidence
+from citeaudit.report.formats import RenderContext, ReportFormat
+
+if TYPE_CHECKING:
+    from citeaudit.config import Config
+    from citeaudit.model import Report, Submission
+
+# The audit's own modules (the input formats, the checks, the report) are imported by run():
+# building the parser for --help, --version or another command needs none of them.
 
 __all__ = ["EXIT_MANUAL_REVIEW", "EXIT_REGENERATE", "add_parser", "exit_code", "run"]
 
@@ -93,6 +94,9 @@ EXIT_MANUAL_REVIEW = 6
 
 
 def exit_code(report: Report, fail_on: str = "error") -> int:
+    from citeaudit.model import Decision
+    from citeaudit.report.json import report_outcome
+
     outcome = report_outcome(report)
     deterministic = {"errors": EXIT_ERRORS, "could_not_check": EXIT_UNCHECKED}.get(outcome, EXIT_CLEAN)
     if fail_on == "error" or deterministic != EXIT_CLEAN:
@@ -111,6 +115,9 @@ def _read_claims(
     args: argparse.Namespace, config: Config, stdin: BinaryIO
 ) -> tuple[Submission, RenderContext | None]:
     """The submission, and for standard input what a rendering needs of it (a file is read again)."""
+    from citeaudit.formats import load_submission, submission_from_bytes
+    from citeaudit.util.jsonload import read_stream
+
     if str(args.claims) != "-":
         bounds = {"max_bytes": config.max_input_bytes, "max_depth": config.max_depth}
         return load_submission(args.claims, **bounds), None
@@ -120,6 +127,9 @@ def _read_claims(
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.report.json import dump_report_dict, report_to_dict
+    from citeaudit.wiring import build_auditor, open_evidence
+
     config = effective_config(args)
     to_stdout = str(config.out) == "-"
     if to_stdout and args.format and args.output is None:
@@ -144,6 +154,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     rendering = None
     if args.format:  # rendered before anything is written: a failure here leaves no report behind
         from citeaudit.cli.render import context_for
+        from citeaudit.report.formats import render
 
         rendering = render(
             ReportFormat(args.format), as_dict, stdin_context or context_for(as_dict, args.claims)

@@ -10,13 +10,15 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from citeaudit.config import FAIL_ON, Config, load_config
 from citeaudit.errors import ConfigError
 from citeaudit.model import Severity
+from citeaudit.policy import FAIL_ON
 from citeaudit.semantic.factory import JUDGE_SPECS
-from citeaudit.util.atomic import check_writable, write_output
+
+if TYPE_CHECKING:
+    from citeaudit.config import Config
 
 __all__ = [
     "EXIT_CLEAN",
@@ -247,6 +249,8 @@ _FLAG_SETTINGS = (
 
 def effective_config(args: argparse.Namespace, cwd: Path | None = None) -> Config:
     """The configuration file and the environment (``load_config``), then the command's flags."""
+    from citeaudit.config import load_config  # the audit's modules: not for --help or --version
+
     config = load_config(cwd or Path.cwd(), getattr(args, "config", None))
     changes: dict[str, object] = {
         name: value for name in _FLAG_SETTINGS if (value := getattr(args, name, None)) is not None
@@ -306,6 +310,8 @@ def refuse_to_overwrite(target: Path | None, *inputs: Path | None) -> None:
 def check_outputs(*paths: Path | None) -> None:
     """Before a command writes anything: every file it will write can be written (``-`` and
     None are standard output). A command with two outputs writes neither when one would fail."""
+    from citeaudit.util.atomic import check_writable
+
     for path in paths:
         if path is None or str(path) == "-":
             continue
@@ -318,6 +324,8 @@ def check_outputs(*paths: Path | None) -> None:
 def write_file(path: Path, data: bytes) -> None:
     """A file the user named: atomically when it is a regular file (a symlink's target is
     replaced, the link kept) or new; straight through to a FIFO, a device, ``/dev/stdout``."""
+    from citeaudit.util.atomic import write_output
+
     try:
         write_output(path, data)
     except OSError as e:

@@ -9,8 +9,6 @@ from typing import TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, EXIT_ERRORS, Parser, add_format_options, refuse_to_overwrite
 from citeaudit.cli.render import emit
-from citeaudit.report.feedback import feedback, feedback_text
-from citeaudit.report.read import load_report
 
 __all__ = ["add_parser", "run"]
 
@@ -27,6 +25,9 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.report.feedback import feedback, feedback_text
+    from citeaudit.report.read import load_report
+
     refuse_to_overwrite(args.output, args.report)
     instructions = feedback(load_report(args.report))
     if args.format == "json":

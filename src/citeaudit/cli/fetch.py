@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citeaudit.cli.common import (
     EXIT_CLEAN,
@@ -20,11 +20,9 @@ from citeaudit.cli.common import (
     add_web_options,
     effective_config,
 )
-from citeaudit.formats import load_submission
-from citeaudit.identifiers import pin_key, resolver_key
-from citeaudit.resolve.interface import ResolutionStatus
-from citeaudit.sources.pins import PinDirectory, Pinner, PinOutcome
-from citeaudit.wiring import build_fetcher, build_resolver
+
+if TYPE_CHECKING:
+    from citeaudit.sources.pins import PinOutcome
 
 __all__ = ["add_parser", "print_pin_outcomes", "run"]
 
@@ -80,6 +78,12 @@ def print_pin_outcomes(outcomes: dict[str, PinOutcome], stdout: TextIO) -> dict[
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.formats import load_submission
+    from citeaudit.identifiers import pin_key, resolver_key
+    from citeaudit.resolve.interface import ResolutionStatus
+    from citeaudit.sources.pins import PinDirectory, Pinner
+    from citeaudit.wiring import build_fetcher, build_resolver
+
     config = replace(effective_config(args), offline=False)  # fetching is going online
     submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)

@@ -19,7 +19,6 @@ from citeaudit.cli.common import (
     store_and_scope,
 )
 from citeaudit.cli.render import emit
-from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
 from citeaudit.model import Decision
 
@@ -71,6 +70,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from citeaudit.config import load_config
     from citeaudit.store.evidence import Scope, open_store
     from citeaudit.store.trail import Trail
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, Parser, add_scope_option, refuse_to_overwrite, write_file
-from citeaudit.config import load_config
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -75,6 +74,8 @@ def _sets(args: argparse.Namespace) -> list[Any]:
                   "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
         sets.append(TrainingSet(dataset, tuple(pairs), record))
     if args.from_reviews:
+        from citeaudit.config import load_config
+
         scope = args.scope or load_config(Path.cwd()).scope
         if not scope:
             raise ConfigError("--from-reviews needs --scope TENANT/USER")

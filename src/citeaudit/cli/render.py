@@ -8,7 +8,6 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.batch.output import batch_reports
 from citeaudit.cli.common import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -18,11 +17,7 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.errors import InputError
-from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat, render
-from citeaudit.report.markdown import verify_markdown
-from citeaudit.report.read import load_report
-from citeaudit.report.stats import Tally, to_json, to_prometheus, to_table
-from citeaudit.util.jsonload import read_input
+from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat
 
 __all__ = ["add_parsers", "emit", "run_render", "run_stats"]
 
@@ -66,6 +61,8 @@ def emit(data: bytes, output: Path | None, stdout: TextIO) -> None:
 
 
 def context_for(report: dict[str, Any], claims: Path | None) -> RenderContext:
+    from citeaudit.util.jsonload import read_input
+
     if claims is None:
         return RenderContext()
     data = read_input(claims)
@@ -75,6 +72,11 @@ def context_for(report: dict[str, Any], claims: Path | None) -> RenderContext:
 
 
 def run_render(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.report.formats import render
+    from citeaudit.report.markdown import verify_markdown
+    from citeaudit.report.read import load_report
+    from citeaudit.util.jsonload import read_input
+
     refuse_to_overwrite(args.output, args.report, args.input)
     report = load_report(args.report)
     fmt = ReportFormat(args.format)
@@ -93,6 +95,10 @@ def run_render(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def run_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.batch.output import batch_reports
+    from citeaudit.report.read import load_report
+    from citeaudit.report.stats import Tally, to_json, to_prometheus, to_table
+
     refuse_to_overwrite(args.output, *args.reports)
     tally = Tally()
     for path in args.reports:

@@ -21,11 +21,9 @@ from citeaudit.cli.common import (
     store_and_scope,
 )
 from citeaudit.cli.render import emit
-from citeaudit.config import load_config
 from citeaudit.errors import InputError
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
-from citeaudit.report.read import load_report
 
 __all__ = ["add_parser", "run", "run_list"]
 
@@ -73,6 +71,9 @@ def _submission_digest(path: Path, report: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.config import load_config
+    from citeaudit.report.read import load_report
+
     config = load_config(Path.cwd(), args.config)
     report = load_report(args.report)
     digest = _submission_digest(args.report, report)
@@ -99,6 +100,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def run_list(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.config import load_config
+    from citeaudit.report.read import load_report
+
     refuse_to_overwrite(args.output, args.report)
     config = load_config(Path.cwd(), args.config)
     digest = _submission_digest(args.report, load_report(args.report))

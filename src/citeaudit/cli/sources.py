@@ -21,14 +21,10 @@ from citeaudit.cli.common import (
     store_and_scope,
     write_file,
 )
-from citeaudit.config import Config, load_config
 from citeaudit.errors import ConfigError, SourceError
-from citeaudit.identifiers.doi import DOI
-from citeaudit.sources.directory import SnapshotDirectory
-from citeaudit.sources.extract import extract_file
-from citeaudit.util.slugs import hashed_name
 
 if TYPE_CHECKING:
+    from citeaudit.config import Config
     from citeaudit.store.evidence import EvidenceStore, Scope
 
 __all__ = ["add_parsers", "run_locate", "run_snapshot", "run_sources"]
@@ -137,6 +133,9 @@ def _pair(value: str) -> tuple[str, str]:
 
 
 def run_sources(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.config import load_config
+    from citeaudit.sources.extract import extract_file
+
     config = load_config(Path.cwd(), args.config)
     store, scope = _open(args, config)
     try:
@@ -193,6 +192,8 @@ def run_sources(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 
 def run_locate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Seed 002's quote(): exit 1 with the count when the fragment is not unique."""
+    from citeaudit.config import load_config
+
     store, scope = _open(args, load_config(Path.cwd(), args.config))
     try:
         source = store.get(scope, args.source_id)
@@ -224,6 +225,7 @@ _PAGE_TYPES = {".html": "text/html", ".htm": "text/html", ".pdf": "application/p
 
 def _pin_saved_page(args: argparse.Namespace, stdout: TextIO) -> int:
     """A saved copy of a page, pinned for its URL as a fetch would pin it."""
+    from citeaudit.config import load_config
     from citeaudit.identifiers.url import URL
     from citeaudit.resolve.web import PageFailure
     from citeaudit.sources.pins import PinDirectory, pin_file, same_page, utc_now
@@ -257,6 +259,12 @@ def _pin_saved_page(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.config import load_config
+    from citeaudit.identifiers.doi import DOI
+    from citeaudit.sources.directory import SnapshotDirectory
+    from citeaudit.sources.extract import extract_file
+    from citeaudit.util.slugs import hashed_name
+
     if args.url is not None:
         return _pin_saved_page(args, stdout)
     doi = DOI.normalise(args.doi)

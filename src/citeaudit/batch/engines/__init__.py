@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from citeaudit.batch.parts import PartResult
-from citeaudit.batch.records import Record
-from citeaudit.batch.wiring import WorkerSpec
 from citeaudit.errors import CiteauditError, ConfigError
+
+if TYPE_CHECKING:  # the audit's modules: not for the command line's parser, which names ENGINES
+    from citeaudit.batch.parts import PartResult
+    from citeaudit.batch.records import Record
+    from citeaudit.batch.wiring import WorkerSpec
 
 __all__ = ["ENGINES", "BatchError", "Engine", "Task", "make_engine"]
 
-Task = tuple[int, Sequence[Record]]
+Task = tuple[int, Sequence["Record"]]
 ENGINES = ("local", "ray")
 
 
