@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
@@ -56,7 +56,6 @@ from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.stage import fragment_of, judge_report
-from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import (
     PinAnswer,
     PinStore,
@@ -66,6 +65,9 @@ from citeaudit.sources.interface import (
     digest_text,
 )
 from citeaudit.util.version import __version__
+
+if TYPE_CHECKING:
+    from citeaudit.sources.corpus import Corpus
 
 __all__ = ["AuditSettings", "audit"]
 

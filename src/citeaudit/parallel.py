@@ -10,7 +10,6 @@ depend on the number of jobs.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import signal
 import sys
@@ -33,6 +32,8 @@ def available_cpus() -> int:
 
 def can_fork() -> bool:
     """Fork is safe and cheap on Linux; elsewhere the work stays in-process."""
+    import multiprocessing  # only where there is work to spread
+
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -53,6 +54,8 @@ def run_items(work: Callable[[int], R], count: int, jobs: int, chunks_per_job: i
     global _WORK
     if jobs <= 1 or count < 2 * jobs or not can_fork():
         return [work(i) for i in range(count)]
+    import multiprocessing
+
     size = max(1, -(-count // (jobs * chunks_per_job)))
     bounds = [(start, min(count, start + size)) for start in range(0, count, size)]
     _WORK = work

@@ -32,13 +32,13 @@ from citeaudit.model import Report, Review, Submission
 from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.semantic.factory import configured_judge, make_judge
 from citeaudit.semantic.interface import Judge
-from citeaudit.sources.corpus import Corpus, load_corpus
 from citeaudit.sources.directory import SnapshotDirectory
 from citeaudit.sources.interface import PinStore, SourceLookup
 from citeaudit.sources.pins import FetchingPins, PinDirectory, Pinner
 
 if TYPE_CHECKING:
     from citeaudit.resolve.web import WebFetcher
+    from citeaudit.sources.corpus import Corpus
     from citeaudit.store.evidence import EvidenceStore, Scope
     from citeaudit.store.trail import ScopedTrail
 
@@ -141,6 +141,8 @@ def build_judge(config: Config, *, judge_online: bool = False, write_verdicts: b
 def load_configured_corpus(config: Config) -> Corpus | None:
     if config.corpus is None:
         return None
+    from citeaudit.sources.corpus import load_corpus  # its wire models only with a corpus
+
     return load_corpus(config.corpus, config.max_input_bytes, config.max_document_bytes)
 
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from citeaudit.errors import InputError
 from citeaudit.formats import native, seed002
-from citeaudit.formats.bibtex import parse_bibtex
 from citeaudit.model import Submission
 from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 
@@ -85,6 +84,8 @@ def submission_from_bytes(
     if bibtex is None:
         bibtex = looks_like_bibtex(data)
     if bibtex:
+        from citeaudit.formats.bibtex import parse_bibtex  # BibTeX's modules only for BibTeX
+
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:

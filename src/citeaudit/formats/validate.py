@@ -19,9 +19,13 @@ class StrictWire(BaseModel):
 
     A model must not be able to smuggle a ``status`` or a ``review`` into its
     own output, so nothing unknown is silently dropped.
+
+    Each model's validator is built when it first validates (``defer_build``), not when its
+    module is imported: a run reads one or two formats, and building every wire model's
+    schema up front was most of the cost of importing the formats.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 def _describe(value: Any) -> str:

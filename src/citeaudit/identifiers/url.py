@@ -10,8 +10,6 @@ import ipaddress
 from typing import ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
-import courlan
-
 from citeaudit.identifiers.interface import IdentifierHandler, TextSource
 
 __all__ = ["MAX_URL_LENGTH", "URL", "UrlHandler", "normalize_url", "url_problem"]
@@ -56,6 +54,8 @@ def url_problem(raw: str) -> str | None:
 
 def normalize_url(raw: str) -> str:
     """The one spelling of a URL a pin is kept under (total: an invalid URL is only stripped)."""
+    import courlan  # 50 ms of imports (tld, urllib3), paid only where a URL is cited
+
     text = raw.strip()
     if url_problem(text) is not None:
         return text

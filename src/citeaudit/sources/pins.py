@@ -19,12 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from citeaudit.errors import SourceError
-from citeaudit.sources.extract import extract_html, extract_pdf_bytes
 from citeaudit.sources.interface import Pin, PinAnswer, PinStore, digest_text, normalize_newlines
 from citeaudit.util.atomic import atomic_write
 from citeaudit.util.jsonload import load_json_bytes
@@ -65,6 +63,8 @@ def utc_now() -> str:
 
 
 def _versions(*libraries: str) -> dict[str, str]:
+    from importlib import metadata  # only when a page is pinned
+
     out: dict[str, str] = {}
     for name in libraries:
         try:
@@ -171,6 +171,8 @@ def pin_from_answer(
     key: str, answer: PageAnswer, fetched_at: str, *, requested_url: str | None = None
 ) -> Pin | PageFailure:
     """The pin of a final answer, or why the answer cannot be pinned (always could-not-check)."""
+    from citeaudit.sources.extract import extract_html, extract_pdf_bytes  # only to make a pin
+
     common: dict[str, Any] = {
         "url": key,
         "requested_url": requested_url or answer.url,
