@@ -54,11 +54,11 @@ def url_problem(raw: str) -> str | None:
 
 def normalize_url(raw: str) -> str:
     """The one spelling of a URL a pin is kept under (total: an invalid URL is only stripped)."""
-    import courlan  # 50 ms of imports (tld, urllib3), paid only where a URL is cited
-
     text = raw.strip()
     if url_problem(text) is not None:
         return text
+    import courlan  # 50 ms of imports (tld, urllib3), paid only where a URL is cited
+
     parts = urlsplit(text)
     bare = urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))  # the fragment dropped
     try:
