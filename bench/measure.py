@@ -17,8 +17,9 @@ class Measurement:
     exit_code: int
 
 
-def measure(argv: list[str], cwd: Path | None = None) -> Measurement:
-    """Wall time and the child's peak resident memory (from wait4's rusage).
+def measure(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> Measurement:
+    """Wall time and the child's peak resident memory (from wait4's rusage); ``env``: the
+    child's environment instead of this process's.
 
     posix_spawn, not fork + exec: a forked child inherits the parent's peak RSS
     (Linux keeps the high-water mark across exec), which would report the
@@ -31,7 +32,7 @@ def measure(argv: list[str], cwd: Path | None = None) -> Measurement:
         if cwd is not None:
             os.chdir(cwd)
         start = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions)
+        pid = os.posix_spawn(argv[0], argv, dict(os.environ) if env is None else env, file_actions=actions)
         _, status, usage = os.wait4(pid, 0)
         seconds = time.perf_counter() - start
     finally:

@@ -23,6 +23,7 @@ from bench import (
     semantic_eval,
     service_load,
     speed,
+    startup,
     stats_time,
     trail_volume,
 )
@@ -43,6 +44,7 @@ BENCHMARKS = {
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),
     "accuracy": ("Verdict accuracy: careful citations of real records, fabricated references", accuracy),
     "batch": ("`citeaudit batch`: local and Ray engines against a loop of `check`", batch_throughput),
+    "startup": ("Start-up: `citeaudit --version` and `check` of the README example", startup),
 }
 
 
