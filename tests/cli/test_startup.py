@@ -259,3 +259,24 @@ def test_a_url_citation_brings_courlan(example: Path) -> None:
     code, _, modules = _run(["check", "web.json", "--offline", "--out", "report.json"], example)
     assert code == 3  # the page is not pinned: could not check
     assert "courlan" in _third_party(modules)
+
+
+RENDERERS = {
+    "json": set(),
+    "md": {"citeaudit.report.markdown"},
+    "sarif": {"citeaudit.report.sarif"},
+    "junit": {"citeaudit.report.junit"},
+    "html": {"citeaudit.report.html"},
+}
+
+
+@pytest.mark.parametrize("fmt", list(RENDERERS))
+def test_check_imports_only_the_renderer_of_the_format_asked_for(example: Path, fmt: str) -> None:
+    argv = ["check", "claims.json", "--offline", "--out", "report.json", "--format", fmt, "--output", "out"]
+    code, _, modules = _run(argv, example)
+    assert code == 1
+    assert (example / "out").stat().st_size > 0
+    assert {
+        m for m in _ours(modules) if m.rsplit(".", 1)[-1] in ("markdown", "sarif", "junit", "html")
+    } == RENDERERS[fmt]
+    assert ("jinja2" in _third_party(modules)) is (fmt == "html")

@@ -43,19 +43,19 @@ def canonical_bytes(report: dict[str, Any]) -> bytes:
 
 
 def render(fmt: ReportFormat, report: dict[str, Any], context: RenderContext | None = None) -> bytes:
-    # Each renderer is imported when asked for: `check` without --format loads none of them.
-    from citeaudit.formats.positions import json_positions
-    from citeaudit.report.html import render_html
-    from citeaudit.report.junit import render_junit
-    from citeaudit.report.markdown import render_markdown
-    from citeaudit.report.sarif import render_sarif
-
+    # Each renderer is imported when it is asked for, and only it: `check` without --format loads
+    # none of them, `--format sarif` not the HTML report's jinja2.
     context = context or RenderContext()
     if fmt is ReportFormat.JSON:
         return canonical_bytes(report)
     if fmt is ReportFormat.MARKDOWN:
+        from citeaudit.report.markdown import render_markdown
+
         return render_markdown(report, hashlib.sha256(canonical_bytes(report)).hexdigest())
     if fmt is ReportFormat.SARIF:
+        from citeaudit.formats.positions import json_positions
+        from citeaudit.report.sarif import render_sarif
+
         positions = (
             json_positions(context.input_text)
             if context.input_text and _is_json(context.input_text)
@@ -63,8 +63,12 @@ def render(fmt: ReportFormat, report: dict[str, Any], context: RenderContext | N
         )
         return render_sarif(report, context.input_uri, positions)
     if fmt is ReportFormat.JUNIT:
+        from citeaudit.report.junit import render_junit
+
         return render_junit(report)
     if fmt is ReportFormat.HTML:
+        from citeaudit.report.html import render_html
+
         return render_html(report)
     raise AssertionError(f"unhandled format {fmt}")  # the enum is exhaustive; a test loops over it
 
