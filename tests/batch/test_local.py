@@ -304,12 +304,17 @@ def test_exit_code_of_a_report_is_check_s(workload: Workload, reference: Path) -
             assert answer_exit_code(report_to_dict(report), fail_on) == exit_code(report, fail_on)
 
 
-def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(
-    workload: Workload, reference: Path, tmp_path: Path
-) -> None:
+def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(tmp_path: Path) -> None:
+    # Big enough (57 parts) that the run is still going when the second part lands: the module's
+    # 46 answers can be done before the driver is killed.
+    workload = make_workload(tmp_path / "big", count=400)
+    options = ["--offline", "--cache", str(workload.cache), "--sources", str(workload.sources),
+               "--part-size", "7"]  # fmt: skip
+    reference = tmp_path / "reference"
+    assert _batch(workload.jsonl, reference, *options)[0] == 2
+    parts = len(list((reference / "parts").glob("part-*.json")))
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "citeaudit", "batch", str(workload.jsonl), "--out", str(out), "--offline",
-            "--cache", str(workload.cache), "--sources", str(workload.sources), "--part-size", "7",
+    argv = [sys.executable, "-m", "citeaudit", "batch", str(workload.jsonl), "--out", str(out), *options,
             "--workers", "2"]  # fmt: skip
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -317,6 +322,7 @@ def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(
         if len(list((out / "parts").glob("part-*.json"))) >= 2:
             break
         time.sleep(0.005)
+    assert proc.poll() is None, "the batch ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     done = len(list((out / "parts").glob("part-*.json")))
@@ -326,12 +332,9 @@ def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(
     while _processes_writing_to(out) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_writing_to(out) == []
-    code, stdout, _ = _batch(
-        workload.jsonl, out, "--offline", "--cache", workload.cache, "--sources", workload.sources,
-        "--part-size", "7",
-    )  # fmt: skip
+    code, stdout, _ = _batch(workload.jsonl, out, *options)
     assert code == 2
-    assert f"computed={9 - done} " in stdout
+    assert f"computed={parts - done} " in stdout
     assert tree(out) == tree(reference)
 
 

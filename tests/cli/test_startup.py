@@ -143,9 +143,10 @@ CHECK = PARSER | {
 JUDGES = {"citeaudit.semantic.base", "citeaudit.semantic.rules", "citeaudit.semantic.signals"}
 
 # Third-party packages: none for the parser; for the check, the wire models' validation (pydantic
-# and what it imports) and the title comparison (rapidfuzz).
+# and what it imports), the title comparison (rapidfuzz) and the report's encoder (orjson).
 CHECK_THIRD_PARTY = {
     "annotated_types",
+    "orjson",
     "pydantic",
     "pydantic_core",
     "rapidfuzz",
