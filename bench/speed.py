@@ -15,7 +15,7 @@ import random
 import shutil
 from typing import Any
 
-from bench import rag_latency
+from bench import rag_latency, startup
 from bench.check_throughput import _citeaudit, _failing, _median, _seed, _workload
 from citeaudit.parallel import available_cpus
 from citeaudit.sources.corpus import Corpus, Document
@@ -34,6 +34,7 @@ def _check_rows(quick: bool) -> dict[str, Any]:
     shutil.rmtree(w.root)
     return {
         "citations": w.citations,
+        "snapshots": w.snapshots,
         "cpus": available_cpus(),
         "seed_seconds": seed.seconds,
         "default_seconds": _median(default).seconds,
@@ -62,7 +63,7 @@ def _rag_row(quick: bool) -> dict[str, Any]:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
-    return {"check": _check_rows(quick), "rag": _rag_row(quick)}
+    return {"check": _check_rows(quick), "rag": _rag_row(quick), "startup": startup.run(quick)}
 
 
 def _met(ok: bool) -> str:
@@ -70,13 +71,13 @@ def _met(ok: bool) -> str:
 
 
 def markdown(r: dict[str, Any]) -> str:
-    c, g = r["check"], r["rag"]
+    c, g, s = r["check"], r["rag"], r["startup"]
     default_x = c["seed_seconds"] / c["default_seconds"]
     one_x = c["seed_seconds"] / c["one_job_seconds"]
     ours, seed = g["citeaudit_audit"], g["seed_verify"]
     rows = [
         (
-            f"`check`, {c['citations']:,} DOI citations, 1,000 × 100 KB snapshots, `--judge none`, "
+            f"`check`, {c['citations']:,} DOI citations, {c['snapshots']:,} × 100 KB snapshots, `--judge none`, "
             f"default jobs ({c['cpus']} CPUs)",
             f"{c['default_seconds']:.2f} s; seed script {c['seed_seconds']:.1f} s: **{default_x:.1f}×**",
             "≥ 20×",
@@ -95,13 +96,21 @@ def markdown(r: dict[str, Any]) -> str:
             "≥ 6,000/s, p99 ≤ 0.4 ms",
             _met(ours["per_second"] >= 6000 and ours["p99_ms"] <= 0.4),
         ),
+        (
+            "`citeaudit --version` / `check` of the 4-claim example, wall",
+            f"{s['median']['version']:.3f} s / {s['median']['check']:.3f} s "
+            f"(`python -c pass`: {s['median']['python']:.3f} s)",
+            "≤ 0.15 s / ≤ 0.25 s",
+            _met(s["median"]["version"] <= 0.15 and s["median"]["check"] <= 0.25),
+        ),
     ]
     lines = [
         "Each row against its baseline in the same run. `check`: the median of "
         f"{RUNS} runs (default jobs: {', '.join(f'{x:.2f}' for x in c['default_runs'])} s; one job: "
         f"{', '.join(f'{x:.2f}' for x in c['one_job_runs'])} s); the seed script once. RAG: "
         f"{g['responses']:,} distinct responses over 1,000 documents of 20 KB, each document's search "
-        "forms built on first use (a cold corpus), as in the `rag` benchmark.",
+        "forms built on first use (a cold corpus), as in the `rag` benchmark. Start-up: the median of "
+        f"{s['rounds']} rounds, each command in a fresh process, as in the `startup` benchmark.",
         "",
         "| workload | now | goal | met |",
         "|---|---|---|---|",
