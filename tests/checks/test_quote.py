@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.quote import check_quote
+from citeaudit.checks.quote import _STEPS, _without_each_step, check_quote
 from citeaudit.locate import SourceText as Snapshot
 from citeaudit.model import Span
 
@@ -59,3 +62,16 @@ def test_too_short_absent_and_no_snapshot() -> None:
 
 def test_minimum_length_is_configurable() -> None:
     assert check_quote("хранится", Snapshot(TEXT), 5, MAKE)[0] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('aB \t\n"«»\u2014-\ufb01\u00ad\u00e9e\u0301')), max_size=40))
+def test_each_step_left_out_in_turn_is_the_whole_chain_without_it(text: str) -> None:
+    def without(skip: str) -> str:
+        out = text
+        for name, step in _STEPS:
+            if name != skip:
+                out = step(out)
+        return out
+
+    assert _without_each_step(text) == [without(name) for name, _ in _STEPS]

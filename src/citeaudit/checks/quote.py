@@ -34,16 +34,24 @@ _STEPS: tuple[tuple[str, Callable[[str], str]], ...] = (
 )
 
 
-def _apply(text: str, skip: str | None) -> str:
-    for name, step in _STEPS:
-        if name != skip:
-            text = step(text)
-    return text
+def _without_each_step(text: str) -> list[str]:
+    """``text`` normalised with every step but one, for each step in turn. The steps before the
+    one left out are shared: computed once, not once per step."""
+    out = []
+    done = text  # every step before the one left out, applied
+    for k, (_, step) in enumerate(_STEPS):
+        rest = done
+        for _, later in _STEPS[k + 1 :]:
+            rest = later(rest)
+        out.append(rest)
+        done = step(done)
+    return out
 
 
 def quote_differences(source: str, quote: str) -> list[str]:
     """Which normalisations the match needed (those it cannot do without)."""
-    return [name for name, _ in _STEPS if _apply(source, name) != _apply(quote, name)]
+    pairs = zip(_STEPS, _without_each_step(source), _without_each_step(quote), strict=True)
+    return [name for (name, _), a, b in pairs if a != b]
 
 
 def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding]:
