@@ -178,6 +178,8 @@ def open_store(
             # Wait for another writer instead of failing at once.
             event.listen(engine, "connect", lambda conn, _: conn.execute(f"PRAGMA busy_timeout = {wait_ms}"))
         if not read_only:
+            if engine.dialect.name == "sqlite":
+                _write_ahead(engine)
             with schema_lock(engine) as conn:
                 _metadata.create_all(conn)
     except ModuleNotFoundError as e:
@@ -185,6 +187,19 @@ def open_store(
     except SQLAlchemyError as e:
         raise StoreError(f"cannot open the evidence store: {_reason(e)}") from None
     return EvidenceStore(engine, limits, clock)
+
+
+def _write_ahead(engine: Engine) -> None:
+    """A SQLite store in write-ahead-log mode (kept by the file, for every later opener): readers
+    and the one writer no longer block each other — several processes of the HTTP service write
+    one store — and a commit syncs the log once instead of the rollback journal and the database
+    (0.21 ms against 0.74 ms a commit on the machine of bench/RESULTS.md). The WAL and its index
+    sit beside the database while it is open (``<file>-wal``, ``<file>-shm``); an in-memory
+    database keeps its own mode."""
+    with engine.connect() as conn:
+        mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+        if str(mode).lower() not in ("wal", "memory"):
+            conn.exec_driver_sql("PRAGMA journal_mode = WAL")
 
 
 def _reason(error: SQLAlchemyError) -> str:

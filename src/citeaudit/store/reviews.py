@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
+from sqlalchemy import Column, Integer, MetaData, String, Table, Text, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from citeaudit.model import Review
@@ -36,6 +36,13 @@ _reviews = Table(
     Column("note", Text, nullable=False),
     Column("reviewer", String(200), nullable=False),
     Column("recorded_at", String(40), nullable=False),
+)
+# Built once: executed with parameters, it is compiled once (SQLAlchemy's statement cache); the
+# service runs it before every audit.
+_LOG_FOR = (
+    select(_reviews)
+    .where(_reviews.c.tenant == bindparam("tenant"), _reviews.c.submission_sha256 == bindparam("digest"))
+    .order_by(_reviews.c.id)
 )
 
 
@@ -79,13 +86,8 @@ class ReviewBook:
 
     def log_for(self, tenant: str, submission_sha256: str) -> list[ReviewRecord]:
         """Every review of that submission in this tenant, oldest first (the latest per claim counts)."""
-        query = (
-            select(_reviews)
-            .where(_reviews.c.tenant == tenant, _reviews.c.submission_sha256 == submission_sha256)
-            .order_by(_reviews.c.id)
-        )
         with self._engine.connect() as conn:
-            rows = conn.execute(query).all()
+            rows = conn.execute(_LOG_FOR, {"tenant": tenant, "digest": submission_sha256}).all()
         return [
             ReviewRecord(
                 r.id, r.recorded_at, Review(r.submission_sha256, r.claim_id, r.verdict, r.note, r.reviewer)

@@ -60,6 +60,9 @@ _used = Table(
     Column("revision", Integer, primary_key=True),
     Column("tenant", String(64), nullable=False, index=True),
 )
+# Built once: executed with parameters, each is compiled once (SQLAlchemy's statement cache).
+_TRAIL_INSERT = _trail.insert()
+_USED_INSERT = _used.insert()
 
 
 def make_append_only(conn: Connection, table: str) -> None:
@@ -180,35 +183,40 @@ class Trail:
             raise StoreError(f"cannot open the audit trail: {e}") from None
 
     def append(self, scope: Scope, report: Report) -> int:
-        rec = record_of(report)
         with self.engine.begin() as conn:
-            result = conn.execute(
-                _trail.insert().values(
-                    tenant=scope.tenant,
-                    user_id=scope.user,
-                    recorded_at=self.clock(),
-                    input_sha256=rec["input_sha256"],
-                    checker_version=rec["checker_version"],
-                    judge=rec["judge"],
-                    status=rec["status"],
-                    decision=rec["decision"],
-                    outcome=rec["outcome"],
-                    labels=json.dumps(rec["labels"], sort_keys=True),
-                    codes=json.dumps(rec["codes"], sort_keys=True),
-                    dois=json.dumps(rec["dois"]),
-                )
+            return self.append_in(conn, scope, report)
+
+    def append_in(self, conn: Connection, scope: Scope, report: Report) -> int:
+        """Append the audit's record in the caller's transaction (``conn``, of this store's engine)."""
+        rec = record_of(report)
+        result = conn.execute(
+            _TRAIL_INSERT,
+            {
+                "tenant": scope.tenant,
+                "user_id": scope.user,
+                "recorded_at": self.clock(),
+                "input_sha256": rec["input_sha256"],
+                "checker_version": rec["checker_version"],
+                "judge": rec["judge"],
+                "status": rec["status"],
+                "decision": rec["decision"],
+                "outcome": rec["outcome"],
+                "labels": json.dumps(rec["labels"], sort_keys=True),
+                "codes": json.dumps(rec["codes"], sort_keys=True),
+                "dois": json.dumps(rec["dois"]),
+            },
+        )
+        key = result.inserted_primary_key
+        assert key is not None
+        trail_id = int(key[0])
+        if rec["sources"]:
+            conn.execute(
+                _USED_INSERT,
+                [
+                    {"trail_id": trail_id, "source_id": s, "revision": r, "tenant": scope.tenant}
+                    for s, r in rec["sources"]
+                ],
             )
-            key = result.inserted_primary_key
-            assert key is not None
-            trail_id = int(key[0])
-            if rec["sources"]:
-                conn.execute(
-                    _used.insert(),
-                    [
-                        {"trail_id": trail_id, "source_id": s, "revision": r, "tenant": scope.tenant}
-                        for s, r in rec["sources"]
-                    ],
-                )
         return trail_id
 
     def query(
