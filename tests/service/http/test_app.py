@@ -96,6 +96,25 @@ def test_audit_and_fetch_the_report(service: str) -> None:
     assert httpx.get(f"{service}/healthz").json()["status"] == "ok"
 
 
+def test_an_audit_is_answered_as_json_response_wrote_the_stored_report(service: str) -> None:
+    """The answer is written straight from the report's content now; its bytes are those of the
+    stored report read back and encoded by JSONResponse, as before (non-ASCII text included)."""
+    claims = _claims()
+    claims["claims"][0]["text"] += " — «café» \u2028 \U0001f600 \"quoted\" \\ back"
+    with _client(service, "acme", "auditor") as c:
+        posted = c.post("/v1/audit", json=claims)
+        assert posted.status_code == 200
+        assert posted.headers["content-type"] == "application/json"
+        digest = posted.json()["digest"]
+        stored = c.get(f"/v1/reports/{digest}").json()["report"]  # json.loads of the stored body
+    assert "«café»" in json.dumps(stored, ensure_ascii=False)
+    before = json.dumps(
+        {"digest": digest, "report": stored}, ensure_ascii=False, allow_nan=False, indent=None,
+        separators=(",", ":"),
+    ).encode("utf-8")  # fmt: skip
+    assert posted.content == before
+
+
 def test_each_role_is_denied_what_it_may_not_do(service: str) -> None:
     with _client(service, "acme", "ingester") as c:
         assert (

@@ -16,28 +16,30 @@ composition root builds.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from citeaudit.config import Config
-from citeaudit.service.http.auth import Caller, key_of
+from citeaudit.service.http.auth import CALLER, Caller, key_of
+from citeaudit.service.http.counts import Counts
 from citeaudit.service.http.openapi import complete
 from citeaudit.service.http.problems import add_problem_handlers, problem_response, too_large
 from citeaudit.service.http.routes import Service, router_for
 from citeaudit.service.keys import ApiKey
-from citeaudit.store.evidence import open_store
+from citeaudit.store.evidence import EvidenceStore, open_store
 from citeaudit.store.reports import ReportRecords
 from citeaudit.store.reviews import ReviewBook
 from citeaudit.store.trail import Trail
 from citeaudit.util.version import __version__
 from citeaudit.wiring import service_auditor
 
-__all__ = ["BodyLimit", "ServiceSettings", "create_app"]
+__all__ = ["Gate", "ServiceSettings", "create_app"]
 
 
 @dataclass
@@ -48,23 +50,42 @@ class ServiceSettings:
     # the [severity] and [policy] tables, the judge (judge = "none": no semantic stage).
     config: Config = field(default_factory=Config)
     max_body_bytes: int = 2_000_000
-    # (tenant, what): responses by status ("200"…) and "audits"; tenant "" for a request with no key.
-    counters: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # Responses by status and audits, per tenant ("" for a request with no valid key); made from
+    # the keys when not given. ``serve --workers N`` gives each worker its row of shared counts.
+    counts: Counts | None = None
 
 
-class BodyLimit:
-    """ASGI middleware counting a body as it arrives, so that a chunked body (no
-    Content-Length) is held to the limit too and refused before it is all in memory (a 5 MB
-    chunked revision was stored through a 100 KB limit before). It sits inside the
-    counting middleware, so the refusal is raised in the endpoint that reads the body and
-    answered like any other problem. (FastAPI's own ``max_body_size`` answers in plain text.)"""
+class Gate:
+    """ASGI middleware around every request: it finds the caller's key (once, for the endpoint's
+    dependency too), refuses a declared body over the limit, counts the body as it arrives, so
+    that a chunked body (no Content-Length) is held to the limit too and refused before it is all
+    in memory (a 5 MB chunked revision was stored through a 100 KB limit before), and counts the
+    response by status for the caller's tenant. The refusal of a body that grows over the limit
+    is raised in the endpoint that reads it and answered like any other problem. (FastAPI's own
+    ``max_body_size`` answers in plain text.) Plain ASGI: a ``@app.middleware("http")`` function
+    ran every request through a task group and memory streams."""
 
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, limit: int, keys: Mapping[str, ApiKey], counts: Counts) -> None:
+        self.app, self.limit, self.keys, self.counts = app, limit, keys, counts
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        authorization = declared = None
+        for name, value in scope["headers"]:  # the first of each, as Request.headers.get has it
+            if name == b"authorization" and authorization is None:
+                authorization = value.decode("latin-1")
+            elif name == b"content-length" and declared is None:
+                declared = value.decode("latin-1")
+        caller = key_of(authorization, self.keys)
+        scope[CALLER] = caller
+        tenant = caller.tenant if caller is not None else ""
+        counts, limit = self.counts, self.limit
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            counts.response(tenant, 413)
+            refused = too_large(limit)
+            await problem_response(refused.status, refused.title, refused.detail)(scope, receive, send)
             return
         received = 0
 
@@ -73,18 +94,35 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise too_large(self.limit)
+                if received > limit:
+                    raise too_large(limit)
             return message
 
-        await self.app(scope, counted, send)
+        async def counted_send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                counts.response(tenant, message["status"])
+            await send(message)
+
+        await self.app(scope, counted, counted_send)
+
+
+def _closing(store: EvidenceStore) -> Any:
+    """The app's lifespan: the store's connections closed when the server stops (SQLite then
+    folds its write-ahead log back into the database file)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    return lifespan
 
 
 def create_app(settings: ServiceSettings) -> FastAPI:
     auditor = service_auditor(settings.config)
     store = open_store(settings.store)
-    counters = settings.counters
-    service = Service(auditor, store, ReportRecords(store), ReviewBook(store), Trail(store), counters)
+    counts = settings.counts or Counts(k.tenant for k in settings.keys)
+    service = Service(auditor, store, ReportRecords(store), ReviewBook(store), Trail(store), counts)
     app = FastAPI(
         title="citeaudit",
         version=__version__,
@@ -94,22 +132,11 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         openapi_url=None,  # served below, behind a key
         docs_url=None,  # FastAPI's pages load their scripts and styles from a CDN
         redoc_url=None,
+        lifespan=_closing(store),
     )
+    app.state.store = store
     app.state.keys = keys = {k.sha256: k for k in settings.keys}
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)  # added first: inside the next one
-
-    @app.middleware("http")
-    async def limit_and_count(request: Request, call_next: Any) -> Response:
-        caller = key_of(request.headers.get("authorization"), keys)
-        tenant = caller.tenant if caller is not None else ""
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > settings.max_body_bytes):
-            counters[tenant, "413"] += 1
-            refused = too_large(settings.max_body_bytes)
-            return problem_response(refused.status, refused.title, refused.detail)
-        response: Response = await call_next(request)
-        counters[tenant, str(response.status_code)] += 1
-        return response
+    app.add_middleware(Gate, limit=settings.max_body_bytes, keys=keys, counts=counts)
 
     add_problem_handlers(app)
     app.include_router(router_for(service))

@@ -15,9 +15,12 @@ from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS, ApiKey, hash_key
 from citeaudit.store.evidence import Scope
 
-__all__ = ["BEARER", "Caller", "allowed", "key_of"]
+__all__ = ["BEARER", "CALLER", "Caller", "allowed", "key_of"]
 
 MISSING = "send Authorization: Bearer <key>"
+# Where app.Gate leaves the key it found for the request (None: no valid key), so that the key
+# is looked up once per request.
+CALLER = "citeaudit.caller"
 
 # Declared in the OpenAPI schema as the HTTP bearer scheme; the header is read by _caller, so a
 # missing or malformed one is our own 401 problem document.
@@ -43,12 +46,17 @@ def key_of(authorization: str | None, keys: Mapping[str, ApiKey]) -> ApiKey | No
     return key if key is not None and hmac.compare_digest(key.sha256, digest) else None
 
 
-def _caller(request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> ApiKey:
-    """The key of the request, from ``Authorization: Bearer <key>``."""
+async def _caller(
+    request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+) -> ApiKey:
+    """The key of the request, from ``Authorization: Bearer <key>``. A coroutine, though it waits
+    for nothing: FastAPI runs a plain function dependency in a worker thread, a thread hop on
+    every request."""
     authorization = request.headers.get("authorization")
     if bearer_token(authorization) is None:
         raise Problem(401, "Unauthorized", MISSING)
-    key = key_of(authorization, request.app.state.keys)
+    scope = request.scope
+    key = scope[CALLER] if CALLER in scope else key_of(authorization, request.app.state.keys)
     if key is None:
         raise Problem(401, "Unauthorized", "unknown key")
     return key

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from citeaudit.errors import CiteauditError
@@ -18,6 +17,7 @@ from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import dump_report_dict, report_to_dict
 from citeaudit.service.http.auth import Caller, allowed
+from citeaudit.service.http.counts import Counts
 from citeaudit.service.http.openapi import BIBTEX_TYPES, NOT_BLANK, problem_responses
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS
@@ -81,7 +81,7 @@ class Service:
     records: ReportRecords
     book: ReviewBook
     trail: Trail
-    counters: Counter[tuple[str, str]]  # (tenant, what): see app.ServiceSettings
+    counts: Counts  # see app.ServiceSettings
 
     def reviews_json(self, tenant: str, report_body: str) -> list[dict[str, str]]:
         submission_sha256 = json.loads(report_body)["submission_sha256"]
@@ -106,6 +106,12 @@ def _is_bibtex(request: Request) -> bool | None:
 
 
 R = problem_responses
+# JSONResponse's encoding (starlette.responses.JSONResponse.render), keys sorted.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), sort_keys=True)
+
+
+def _compact(content: Any) -> bytes:
+    return _COMPACT.encode(content).encode("utf-8")
 
 
 def router_for(service: Service) -> APIRouter:
@@ -113,7 +119,7 @@ def router_for(service: Service) -> APIRouter:
     auditor, store, records, book, trail = (
         service.auditor, service.store, service.records, service.book, service.trail
     )  # fmt: skip
-    counters = service.counters
+    counts = service.counts
     reviews_json = service.reviews_json
     body_bytes = _body_bytes
 
@@ -126,6 +132,7 @@ def router_for(service: Service) -> APIRouter:
         """The key's tenant's counts; an operator's key reads every tenant's, and those of requests
         with no valid key (no tenant label)."""
         every = "read_every_tenants_metrics" in PERMISSIONS[key.role]
+        counters = counts.snapshot()
         shown = sorted((t, what, n) for (t, what), n in counters.items() if every or t == key.tenant)
         tenants = sorted({t for t, _, _ in shown if t} | ({key.tenant} if not every else set()))
 
@@ -143,7 +150,7 @@ def router_for(service: Service) -> APIRouter:
         return "\n".join(lines) + "\n"
 
     @router.post("/v1/audit", response_model=AuditOut, responses=R(401, 403, 405, 413, 422))
-    async def post_audit(request: Request, key: Caller) -> JSONResponse:
+    async def post_audit(request: Request, key: Caller) -> Response:
         """Audit the body (its schema: see the request body; BibTeX as ``text/x-bibtex``)."""
         scope = allowed(key, "audit")
         data = await body_bytes(request)
@@ -161,13 +168,20 @@ def router_for(service: Service) -> APIRouter:
             )
         except CiteauditError as e:
             raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
-        body = dump_report_dict(report_to_dict(report))
+        content = report_to_dict(report)
+        body = dump_report_dict(content)
         digest = hashlib.sha256(body).hexdigest()
-        records.save_report(key.tenant, digest, body.decode("utf-8"))
-        with records.lock:
-            trail.append(scope, report)
-        counters[key.tenant, "audits"] += 1
-        return JSONResponse({"digest": digest, "report": json.loads(body)})
+        # Here, not in a worker thread: the hop and the GIL passed between two threads cost more
+        # CPU than the commit's wait for the disk (3.9–5.3 ms of CPU a request against 3.2–3.3).
+        records.save_audit(key.tenant, digest, body.decode("utf-8"), trail, scope, report)
+        counts.audit(key.tenant)
+        # What JSONResponse({"digest": …, "report": json.loads(body)}) wrote, byte for byte, without
+        # reading the report back: report.json's keys are sorted at every level, so the compact
+        # encoding of the same content with sorted keys is that of the report read back.
+        return Response(
+            b'{"digest":"' + digest.encode("ascii") + b'","report":' + _compact(content) + b"}",
+            media_type="application/json",
+        )
 
     @router.get("/v1/reports/{digest}", response_model=ReportOut, responses=R(401, 403, 404, 405))
     def get_report(digest: Annotated[str, Path(pattern=DIGEST)], key: Caller) -> JSONResponse:
