@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import socket
+import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -35,14 +36,36 @@ def _port(value: str) -> int:
     return number
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound here so that a port in use is one clear line, not a log."""
+MAX_WORKERS = 64
+
+
+def _workers(value: str) -> int:
+    number = positive(value)
+    if number > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_WORKERS} worker processes, got {value!r}")
+    return number
+
+
+def _listen(host: str, port: int, workers: int = 1) -> list[socket.socket]:
+    """The listening sockets, bound here so that a port in use is one clear line, not a log: one,
+    or on Linux one per worker (``SO_REUSEPORT``: the kernel spreads the connections over them).
+    The address is first bound alone, so a port another process listens on, with SO_REUSEPORT or
+    without, is refused rather than shared."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        return socket.create_server((host, port), family=family)
+        first = socket.create_server((host, port), family=family)
+        if workers == 1 or not _SPREAD:
+            return [first]
+        first.close()
+        return [socket.create_server((host, port), family=family, reuse_port=True) for _ in range(workers)]
     except OSError as e:
         reason = os.strerror(e.errno) if e.errno else str(e)
         raise ConfigError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
+# Linux spreads the connections to one address over the sockets bound with SO_REUSEPORT; other
+# systems let the last one bound take them all, so their workers share one socket.
+_SPREAD = sys.platform == "linux" and hasattr(socket, "SO_REUSEPORT")
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -53,6 +76,13 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     serve.add_argument("--host", default="127.0.0.1", help="[127.0.0.1]")
     serve.add_argument("--port", type=_port, default=8080, help="[8080]")
+    serve.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="worker processes answering on the address and writing the store, each auditing on a "
+        "core of its own; a worker that ends is replaced [1]",
+    )
     add_cache_option(serve)
     add_sources_option(serve)
     serve.add_argument(
@@ -109,12 +139,22 @@ def run_serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     settings = ServiceSettings(
         store=config.store, keys=load_keys(args.keys), config=config, max_body_bytes=args.max_body_bytes
     )
-    app = create_app(settings)
+    app = create_app(settings)  # with --workers too: whatever is wrong is said here, once
     if args.openapi:
         stdout.write(json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n")
         return EXIT_CLEAN
     import uvicorn
 
-    sock = _listen(args.host, args.port)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
-    return EXIT_CLEAN
+    sockets = _listen(args.host, args.port, args.workers)
+    if args.workers == 1:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=sockets)
+        return EXIT_CLEAN
+    from citeaudit.service.http.workers import Workers
+
+    app.state.store.close()  # each worker opens its own
+    del app
+    try:
+        return Workers(settings, sockets, args.workers, stderr, log_level="warning", access_log=False).run()
+    finally:
+        for sock in sockets:
+            sock.close()
