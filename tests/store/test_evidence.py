@@ -100,3 +100,33 @@ def test_source_ids_are_checked(tmp_path: Path, bad: str) -> None:
 def test_scopes_are_checked(bad: str) -> None:
     with pytest.raises(StoreError, match="is not TENANT/USER"):
         Scope.parse(bad)
+
+
+def _journal_mode(target: str) -> str:
+    store = open_store(target, read_only=True)
+    try:
+        with store.engine.connect() as conn:
+            return str(conn.exec_driver_sql("PRAGMA journal_mode").scalar())
+    finally:
+        store.close()
+
+
+def test_a_sqlite_store_is_put_in_wal_mode_only_when_asked(tmp_path: Path) -> None:
+    """The HTTP service asks (its workers write one store); the file keeps the mode, and what it
+    holds reads the same in both."""
+    plain, served = str(tmp_path / "plain.db"), str(tmp_path / "served.db")
+    for target, write_ahead in ((plain, False), (served, True)):
+        store = open_store(target, write_ahead=write_ahead)
+        store.register(A, "s1", "Title", "loc", "document")
+        store.ingest(A, "s1", "Some text.\n")
+        store.close()
+    assert (_journal_mode(plain), _journal_mode(served)) == ("delete", "wal")
+    reopened = open_store(served)  # without asking: still WAL
+    try:
+        found = reopened.get(A, "s1", with_text=True)
+        assert found is not None
+        assert found.current is not None
+        assert found.current.text == "Some text.\n"
+    finally:
+        reopened.close()
+    assert _journal_mode(served) == "wal"

@@ -159,8 +159,10 @@ def open_store(
     limits: StoreLimits | None = None,
     clock: Callable[[], str] = utc_now,
     read_only: bool = False,
+    write_ahead: bool = False,
 ) -> EvidenceStore:
-    """A file path (SQLite) or a ``postgresql://`` URL; read-only when asked, enforced by the database."""
+    """A file path (SQLite) or a ``postgresql://`` URL; read-only when asked, enforced by the
+    database. ``write_ahead``: a SQLite file is put in write-ahead-log mode (the HTTP service)."""
     limits = limits or StoreLimits()
     wait_ms = max(1, round(limits.lock_wait_seconds * 1000))
     try:
@@ -178,7 +180,7 @@ def open_store(
             # Wait for another writer instead of failing at once.
             event.listen(engine, "connect", lambda conn, _: conn.execute(f"PRAGMA busy_timeout = {wait_ms}"))
         if not read_only:
-            if engine.dialect.name == "sqlite":
+            if write_ahead and engine.dialect.name == "sqlite":
                 _write_ahead(engine)
             with schema_lock(engine) as conn:
                 _metadata.create_all(conn)
@@ -194,8 +196,9 @@ def _write_ahead(engine: Engine) -> None:
     and the one writer no longer block each other — several processes of the HTTP service write
     one store — and a commit syncs the log once instead of the rollback journal and the database
     (0.21 ms against 0.74 ms a commit on the machine of bench/RESULTS.md). The WAL and its index
-    sit beside the database while it is open (``<file>-wal``, ``<file>-shm``); an in-memory
-    database keeps its own mode."""
+    sit beside the database while it is open (``<file>-wal``, ``<file>-shm``; a read-only opener
+    cannot remove them); an in-memory database keeps its own mode. Only the service asks for it,
+    so a store it never served keeps SQLite's rollback journal."""
     with engine.connect() as conn:
         mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
         if str(mode).lower() not in ("wal", "memory"):

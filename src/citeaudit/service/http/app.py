@@ -120,7 +120,7 @@ def _closing(store: EvidenceStore) -> Any:
 
 def create_app(settings: ServiceSettings) -> FastAPI:
     auditor = service_auditor(settings.config)
-    store = open_store(settings.store)
+    store = open_store(settings.store, write_ahead=True)  # several workers write it
     counts = settings.counts or Counts(k.tenant for k in settings.keys)
     service = Service(auditor, store, ReportRecords(store), ReviewBook(store), Trail(store), counts)
     app = FastAPI(
