@@ -100,7 +100,7 @@ def test_an_audit_is_answered_as_json_response_wrote_the_stored_report(service: 
     """The answer is written straight from the report's content now; its bytes are those of the
     stored report read back and encoded by JSONResponse, as before (non-ASCII text included)."""
     claims = _claims()
-    claims["claims"][0]["text"] += " — «café» \u2028 \U0001f600 \"quoted\" \\ back"
+    claims["claims"][0]["text"] += ' — «café» \u2028 \U0001f600 "quoted" \\ back'
     with _client(service, "acme", "auditor") as c:
         posted = c.post("/v1/audit", json=claims)
         assert posted.status_code == 200

@@ -42,7 +42,9 @@ from citeaudit.service.http.counts import Counts
 
 __all__ = ["STOP_SIGNALS", "Workers", "worker_app"]
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
+)
 HEALTH_SECONDS = 30.0  # a worker that answers no health ping for this long is replaced
 STOP_SECONDS = 30.0  # how long the workers get to finish their requests once told to stop
 _POLL_SECONDS = 0.5
