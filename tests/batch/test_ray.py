@@ -28,9 +28,16 @@ PART = "5"
 def cluster() -> Iterator[str]:
     """A local Ray for this module; the drivers the tests start join it by its address."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    sigterm = signal.getsignal(signal.SIGTERM)
     context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    yield context.address_info["gcs_address"]
-    ray.shutdown()
+    # ray.init leaves its own SIGTERM handler (sys.exit) in this pytest process; a later test here
+    # that forks a Pool then hung in terminate(): its children inherited the handler.
+    signal.signal(signal.SIGTERM, sigterm)
+    try:
+        yield context.address_info["gcs_address"]
+    finally:
+        ray.shutdown()
+        signal.signal(signal.SIGTERM, sigterm)
 
 
 @pytest.fixture(scope="module")
