@@ -13,9 +13,10 @@ from __future__ import annotations
 import gc
 import random
 import shutil
+import statistics
 from typing import Any
 
-from bench import rag_latency, startup
+from bench import rag_latency, service_load, startup
 from bench.check_throughput import _citeaudit, _failing, _median, _seed, _workload
 from citeaudit.parallel import available_cpus
 from citeaudit.sources.corpus import Corpus, Document
@@ -63,7 +64,17 @@ def _rag_row(quick: bool) -> dict[str, Any]:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
-    return {"check": _check_rows(quick), "rag": _rag_row(quick), "startup": startup.run(quick)}
+    return {
+        "check": _check_rows(quick),
+        "rag": _rag_row(quick),
+        "service": service_load.run(quick),
+        "startup": startup.run(quick),
+    }
+
+
+def _service_ratios(r: dict[str, Any]) -> list[float]:
+    """Per round: ``serve --workers 2``'s audits a second over the in-process audit's, same round."""
+    return [row["two_workers"]["per_second"] / row["in_process"]["per_second"] for row in r["rounds"]]
 
 
 def _met(ok: bool) -> str:
@@ -71,7 +82,8 @@ def _met(ok: bool) -> str:
 
 
 def markdown(r: dict[str, Any]) -> str:
-    c, g, s = r["check"], r["rag"], r["startup"]
+    c, g, s, v = r["check"], r["rag"], r["startup"], r["service"]
+    ratios = _service_ratios(v)
     default_x = c["seed_seconds"] / c["default_seconds"]
     one_x = c["seed_seconds"] / c["one_job_seconds"]
     ours, seed = g["citeaudit_audit"], g["seed_verify"]
@@ -97,6 +109,14 @@ def markdown(r: dict[str, Any]) -> str:
             _met(ours["per_second"] >= 6000 and ours["p99_ms"] <= 0.4),
         ),
         (
+            f"`citeaudit serve --workers 2`, {v['clients']} clients, `POST /v1/audit`",
+            f"{statistics.median(ratios):.2f}× in-process (rounds: {', '.join(f'{x:.2f}' for x in ratios)}; "
+            f"{statistics.median(row['two_workers']['per_second'] for row in v['rounds']):,.0f} audits/s; "
+            f"one worker {statistics.median(row['one_worker']['per_second'] for row in v['rounds']):,.0f})",
+            "≥ 0.8× in-process",
+            _met(statistics.median(ratios) >= 0.8),
+        ),
+        (
             "`citeaudit --version` / `check` of the 4-claim example, wall",
             f"{s['median']['version']:.3f} s / {s['median']['check']:.3f} s "
             f"(`python -c pass`: {s['median']['python']:.3f} s)",
@@ -109,7 +129,9 @@ def markdown(r: dict[str, Any]) -> str:
         f"{RUNS} runs (default jobs: {', '.join(f'{x:.2f}' for x in c['default_runs'])} s; one job: "
         f"{', '.join(f'{x:.2f}' for x in c['one_job_runs'])} s); the seed script once. RAG: "
         f"{g['responses']:,} distinct responses over 1,000 documents of 20 KB, each document's search "
-        "forms built on first use (a cold corpus), as in the `rag` benchmark. Start-up: the median of "
+        "forms built on first use (a cold corpus), as in the `rag` benchmark. Service: the median of "
+        f"{len(v['rounds'])} rounds, each the in-process audit, then `serve` with one worker and with "
+        "two, under the same load, as in the `service` benchmark. Start-up: the median of "
         f"{s['rounds']} rounds, each command in a fresh process, as in the `startup` benchmark.",
         "",
         "| workload | now | goal | met |",
