@@ -162,7 +162,7 @@ class BatchDir:
             with os.fdopen(fd, "wb") as fh:
                 for state in self.states(parts):
                     for line in state["rejected"]:
-                        fh.write((compact(line) + "\n").encode("utf-8"))
+                        fh.write(compact(line) + b"\n")
                     rejected += len(state["rejected"])
                     answers += int(state["answers"])
                     tally.merge(Tally.from_json(state["tally"]))

@@ -7,7 +7,6 @@ bytes of a part cannot depend on which engine or how many workers computed it.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from citeaudit.batch.answers import Rejection, read_answer
 from citeaudit.batch.records import Record
 from citeaudit.batch.wiring import Worker
 from citeaudit.errors import CiteauditError
-from citeaudit.report.json import report_to_dict
+from citeaudit.report.json import compact_json, report_to_dict
 from citeaudit.report.stats import Tally
 
 __all__ = ["EXIT_REJECTED", "PartResult", "answer_exit_code", "audit_part", "compact", "worst_exit_code"]
@@ -27,8 +26,9 @@ EXIT_REJECTED = 2  # a line that is not a valid answer: what check exits with fo
 _SEVERITY = {EXIT_REJECTED: 6, 1: 5, 3: 4, 6: 3, 5: 2, 0: 0}
 
 
-def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def compact(value: Any) -> bytes:
+    """One JSON line's value: sorted keys, no spaces, UTF-8 (the report's own encoder)."""
+    return compact_json(value)
 
 
 def answer_exit_code(report: dict[str, Any], fail_on: str) -> int:
@@ -52,7 +52,7 @@ class PartResult:
 
 def audit_part(auditor: Worker, index: int, records: Sequence[Record]) -> PartResult:
     spec = auditor.spec
-    lines: list[str] = []
+    lines: list[bytes] = []
     rejected: list[dict[str, Any]] = []
     tally = Tally()
     codes: Counter[str] = Counter()
@@ -71,12 +71,12 @@ def audit_part(auditor: Worker, index: int, records: Sequence[Record]) -> PartRe
             rejected.append(where.to_json())
             exits[EXIT_REJECTED] += 1
             continue
-        lines.append(compact({"id": answer.id, "labels": answer.labels, "report": report}) + "\n")
+        lines.append(compact({"id": answer.id, "labels": answer.labels, "report": report}) + b"\n")
         tally.add(report, answer.labels)
         codes.update(report["summary"]["by_code"])
         results.update(report["summary"]["results_by_status"])
         exits[answer_exit_code(report, spec.fail_on)] += 1
-    data = "".join(lines).encode("utf-8")
+    data = b"".join(lines)
     state = {
         "answers": len(lines),
         "exit_codes": {str(k): v for k, v in sorted(exits.items())},
