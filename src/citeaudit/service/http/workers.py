@@ -58,7 +58,10 @@ def worker_app(settings: ServiceSettings, parent: int) -> FastAPI:
     except CiteauditError as e:
         from uvicorn.config import STARTUP_FAILURE
 
-        print(f"citeaudit: error: worker {os.getpid()}: {e.diagnostics()}", file=sys.stderr, flush=True)
+        # One write of the whole line: workers failing together must not interleave their lines
+        # (print writes the text and its newline apart).
+        sys.stderr.write(f"citeaudit: error: worker {os.getpid()}: {e.diagnostics()}\n")
+        sys.stderr.flush()
         raise SystemExit(STARTUP_FAILURE) from None
 
 
