@@ -22,7 +22,11 @@ from citeaudit.parallel import available_cpus
 from citeaudit.policy import FAIL_ON, Policy
 from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 
-__all__ = ["ENV_VARS", "FAIL_ON", "OTHER_ENV_VARS", "Config", "load_config"]
+__all__ = ["DEFAULT_INDEXES", "ENV_VARS", "FAIL_ON", "OTHER_ENV_VARS", "Config", "index_names", "load_config"]
+
+# The online indexes a reference without an identifier is searched in, in this order, after the
+# local mirrors (``[search] indexes`` changes it; an empty list searches the mirrors alone).
+DEFAULT_INDEXES: tuple[str, ...] = ("crossref", "dblp", "arxiv", "openalex")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class Config:
     ignore_robots: bool = False  # fetch pages robots.txt disallows (for sites you own)
     max_page_bytes: int = 16 * 1024 * 1024  # a fetched page over this is not read
     host_delay_ms: int = 1000  # between two requests to one web host (0: none)
+    mirrors: tuple[Path, ...] = ()  # local mirrors of the bibliographic dumps, searched first
+    indexes: tuple[str, ...] = DEFAULT_INDEXES  # online indexes, searched in order after them
     origin: str = "defaults"  # where the file settings came from, for messages
 
 
@@ -80,6 +86,8 @@ ENV_VARS = {
     "ignore_robots": "CITEAUDIT_IGNORE_ROBOTS",
     "max_page_bytes": "CITEAUDIT_MAX_PAGE_BYTES",
     "host_delay_ms": "CITEAUDIT_HOST_DELAY_MS",
+    "mirrors": "CITEAUDIT_MIRROR",
+    "indexes": "CITEAUDIT_INDEXES",
 }
 _PATHS = {"cache", "sources", "out", "corpus", "verdict_cache"}
 _INTS = {
@@ -139,11 +147,64 @@ def _int(value: Any, where: str) -> int:
     return number
 
 
+def _path(value: Any, here: str, base: Path | None) -> Path:
+    if not isinstance(value, str):
+        raise ConfigError(f"{here}: expected a path string")
+    if "\0" in value:  # the operating system cannot take it: every open would fail
+        raise ConfigError(f"{here}: a path cannot contain a NUL character")
+    path = Path(value)
+    return base / path if base is not None and not path.is_absolute() else path
+
+
+def _words(value: Any, here: str, separator: str) -> list[Any]:
+    """A TOML list, or one string of items joined by ``separator`` (the environment's form)."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(separator) if v.strip()]
+    if not isinstance(value, list):
+        raise ConfigError(f"{here}: expected a list")
+    return value
+
+
+def index_names(names: list[Any] | tuple[Any, ...], here: str) -> tuple[str, ...]:
+    """Online index names as configured: each known, none twice."""
+    for name in names:
+        if name not in DEFAULT_INDEXES:
+            known = ", ".join(DEFAULT_INDEXES)
+            raise ConfigError(f"{here}: unknown online search index {name!r}: the online indexes are {known}")
+    if len(set(names)) < len(names):
+        raise ConfigError(f"{here}: an online search index is named twice")
+    return tuple(names)
+
+
+def _apply_search(values: dict[str, Any], table: Any, here: str, base: Path | None) -> None:
+    """``[search]``: ``mirrors`` (paths) and ``indexes`` (online index names, in order)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{here}: expected a table (mirrors, indexes)")
+    for key, value in table.items():
+        if key == "mirrors":
+            values["mirrors"] = tuple(
+                _path(v, f"{here}.mirrors", base) for v in _words(value, here, os.pathsep)
+            )
+        elif key == "indexes":
+            names = _words(value, here, ",")
+            if not all(isinstance(n, str) for n in names):
+                raise ConfigError(f"{here}.indexes: expected a list of index names")
+            values["indexes"] = index_names(names, here)
+        else:
+            raise ConfigError(f"{here}.{key}: unknown setting (mirrors, indexes)")
+
+
 def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: Path | None) -> None:
     for key, value in table.items():
         name = key.replace("-", "_")
         here = where if where.startswith("CITEAUDIT_") else f"{where}: {key}"
-        if name == "policy":
+        if name == "search":
+            _apply_search(values, value, here, base)
+        elif name == "mirrors":  # CITEAUDIT_MIRROR: paths joined as PATH is
+            _apply_search(values, {"mirrors": value}, here, base)
+        elif name == "indexes":  # CITEAUDIT_INDEXES: names joined by commas
+            _apply_search(values, {"indexes": value}, here, base)
+        elif name == "policy":
             if not isinstance(value, dict):
                 raise ConfigError(f"{here}: expected a table (unchecked, unknown, require_review)")
             values["policy"] = Policy.from_table(value, where)
@@ -152,12 +213,7 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
                 raise ConfigError(f'{here}: expected a table of CODE = "error|warning|info"')
             values["severity"] = {**values.get("severity", {}), **value}
         elif name in _PATHS:
-            if not isinstance(value, str):
-                raise ConfigError(f"{here}: expected a path string")
-            if "\0" in value:  # the operating system cannot take it: every open would fail
-                raise ConfigError(f"{here}: a path cannot contain a NUL character")
-            path = Path(value)
-            values[name] = base / path if base is not None and not path.is_absolute() else path
+            values[name] = _path(value, here, base)
         elif name in _INTS:
             values[name] = _int(value, here)
         elif name == "host_delay_ms":  # zero allowed: a local test server, a site you own
@@ -192,6 +248,8 @@ OTHER_ENV_VARS = (
     "CITEAUDIT_DATACITE_URL",
     "CITEAUDIT_DOI_URL",
     "CITEAUDIT_ARXIV_URL",
+    "CITEAUDIT_DBLP_URL",
+    "CITEAUDIT_OPENALEX_URL",
 )
 
 

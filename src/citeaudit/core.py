@@ -9,13 +9,14 @@ searched at most once per audit; groups run in ``settings.jobs`` processes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.matching import Match, MatchStatus, is_enough, match_work
 from citeaudit.checks.metadata import (
     check_first_author,
     check_relations,
@@ -30,6 +31,7 @@ from citeaudit.checks.structure import check_uncited, index_citations
 from citeaudit.checks.web import check_page_doi, check_page_title
 from citeaudit.errors import SourceError
 from citeaudit.identifiers import HANDLERS, canonical_key
+from citeaudit.identifiers.registry import SEARCH_ROUTE
 from citeaudit.locate import SourceText
 from citeaudit.model import (
     Citation,
@@ -53,6 +55,7 @@ from citeaudit.model import (
 )
 from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
+from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, WorkQuery
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.stage import fragment_of, judge_report
@@ -69,7 +72,7 @@ from citeaudit.util.version import __version__
 if TYPE_CHECKING:
     from citeaudit.sources.corpus import Corpus
 
-__all__ = ["AuditSettings", "audit"]
+__all__ = ["AuditSettings", "WorkSearch", "audit", "query_of"]
 
 DEFAULT_MIN_QUOTE_LENGTH = 30
 
@@ -186,7 +189,7 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
 def _record_summary(record: Record) -> dict[str, Any]:
     return {
         "agency": record.agency,
-        "doi": record.doi,
+        "doi": record.doi or None,  # a record found by search may have none
         "title": display_title(record),
         "type": record.type,
         "years": dict(record.years),
@@ -206,6 +209,7 @@ class _Context:
         stored: Mapping[str, StoredSource],
         store_given: bool,
         pages: Mapping[str, PinAnswer] | None = None,
+        searches: Mapping[str, tuple[IndexAnswer, ...]] | None = None,
     ) -> None:
         self.settings = settings
         self.make = make
@@ -215,6 +219,7 @@ class _Context:
         self.stored = stored
         self.store_given = store_given
         self.pages = pages or {}
+        self.searches = searches or {}
 
     # -- works named by an identifier (DOI, arXiv) ----------------------------------
 
@@ -227,8 +232,20 @@ class _Context:
             return [_Checked([make("E_DOI_NOT_FOUND", f"{doi} is not registered")]) for _ in citations]
         record = answer.record
         assert record is not None
-        summary = _record_summary(record)
-        relations = check_relations(record, make)
+        return self._against_record(record, doi, _record_summary(record), [], citations)
+
+    def _against_record(
+        self,
+        record: Record,
+        snapshot_key: str | None,
+        summary: dict[str, Any],
+        first: list[Finding],
+        citations: list[Citation],
+    ) -> list[_Checked]:
+        """Each citation's metadata against the work's record, its quote against the work's
+        snapshot (by ``snapshot_key``; None: the work has none, as a record without a DOI)."""
+        make = self.make
+        relations = [*first, *check_relations(record, make)]
         snapshot: SourceText | None = None
         unreadable: Finding | None = None
         loaded = False
@@ -244,9 +261,9 @@ class _Context:
             if source.first_author is not None:
                 findings += check_first_author(source.first_author, record, make)
             findings += check_work(source, record, make)
-            if not loaded and citation.quote is not None:
+            if not loaded and citation.quote is not None and snapshot_key is not None:
                 try:
-                    text = self.snapshots.text_for_doi(doi)
+                    text = self.snapshots.text_for_doi(snapshot_key)
                 except SourceError as e:  # this work's citations could not be checked; the rest can
                     unreadable = make("E_NO_SNAPSHOT", f"the snapshot cannot be read: {e}")
                     text = None
@@ -263,6 +280,53 @@ class _Context:
                 _Checked(findings + quote_findings, location, lines, summary, record.year_values, excerpt)
             )
         return out
+
+    # -- works named by their metadata alone, found by bibliographic search ------------
+
+    def check_search(self, key: str, citations: list[Citation]) -> list[_Checked]:
+        """All citations of one reference (by its normalised query): the match rule over the
+        candidates of every index asked, then, for one match, the checks of a DOI citation."""
+        make, answers = self.make, self.searches.get(key, ())
+        if not answers:
+            message = "no bibliographic index could be searched: give a --mirror, or check online"
+            return [_Checked([make("E_NO_INDEX", message)]) for _ in citations]
+        source = citations[0].source
+        assert isinstance(source, WorkSource)  # grouped by kind: see audit()
+        candidates = [c for a in answers if a.answered for c in a.candidates]
+        match = match_work(query_of(source), candidates)
+        if match.status is MatchStatus.MATCHED:
+            return self._matched(match, citations)
+        missing = [a for a in answers if not a.answered]
+        if missing:  # an index could not be asked: no verdict from the others
+            reason = "; ".join(f"{a.index}: {a.reason}" for a in missing)
+            return [_Checked([make(missing[0].code, reason)]) for _ in citations]
+        searched = ", ".join(a.index for a in answers)
+        if match.status is MatchStatus.AMBIGUOUS:
+            listed = [r.to_json() for r in match.rivals]
+            message = f"{len(listed)} different works in {searched} match the reference equally well"
+            finding = make("W_WORK_AMBIGUOUS", message, suggestion={"candidates": listed})
+            return [_Checked([finding]) for _ in citations]
+        nearest = match.nearest
+        message = f"no record in {searched} has this title with this author or year"
+        if nearest is not None:
+            message += f"; the nearest title ({nearest.title:.2f} similar) is {nearest.to_json()['title']!r}"
+        suggestion = {"nearest": nearest.to_json()} if nearest is not None else None
+        return [_Checked([make("E_WORK_NOT_FOUND", message, suggestion=suggestion)]) for _ in citations]
+
+    def _matched(self, match: Match, citations: list[Citation]) -> list[_Checked]:
+        best = match.best
+        assert best is not None
+        candidate: Candidate = best.candidate
+        record = candidate.record
+        # The fix makes the citation a proved one: the identifier the index knows the work by.
+        fix = {"doi": record.doi} if record.doi else ({"arxiv": candidate.arxiv} if candidate.arxiv else None)
+        found = self.make(
+            "I_MATCHED_BY_SEARCH",
+            f"matched by search in {candidate.index}: {candidate.key} (title similarity {best.title:.3f})",
+            suggestion=fix,
+        )
+        summary = _record_summary(record) | {"matched": best.to_json() | {"by": "search"}}
+        return self._against_record(record, record.doi or None, summary, [found], citations)
 
     # -- web pages, checked against their pins --------------------------------------
 
@@ -406,6 +470,21 @@ class Suggester(Protocol):
     def suggest_many(self, queries: dict[str, str]) -> dict[str, dict[str, Any]]: ...
 
 
+class WorkSearch(Protocol):
+    """The bibliographic indexes a reference without an identifier is looked up in, in order,
+    each asked until one's candidates are ``enough`` (``resolve/indexes/finder.py``)."""
+
+    def find_many(
+        self, queries: Sequence[WorkQuery], enough: Callable[[WorkQuery, Sequence[Candidate]], bool]
+    ) -> Mapping[str, tuple[IndexAnswer, ...]]: ...
+
+
+def query_of(source: WorkSource) -> WorkQuery:
+    """What a reference is searched by: its title, first author and year as cited."""
+    first = source.first_author or (source.authors[0] if source.authors else None)
+    return WorkQuery(source.title or "", first, source.year)
+
+
 # Findings after which the right work may be a different one: worth a bibliographic search.
 _SEARCH_AFTER = {
     "E_DOI_NOT_FOUND",
@@ -425,6 +504,8 @@ def _add_candidates(rows: list[_Pending], suggester: Suggester) -> None:
         index = next((i for i, f in enumerate(row.findings) if f.code in _SEARCH_AFTER), None)
         if not isinstance(source, WorkSource) or index is None or not source.title:
             continue
+        if HANDLERS[source.kind].route == SEARCH_ROUTE:
+            continue  # found by search already: the match is in the report
         parts = [source.title, source.first_author or "", str(source.year or "")]
         key = f"row{n}"
         queries[key] = " ".join(p for p in parts if p)
@@ -445,6 +526,9 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
         handler = HANDLERS[source.kind]
         normal = handler.normalise(source.identifier)
         row.doi = handler.key(normal)
+        if handler.is_valid(normal) and handler.route == SEARCH_ROUTE:
+            key, row.doi = row.doi, None  # it cites no identifier; the match says which it found
+            return ("search", key)
         if handler.is_valid(normal):
             row.doi = canonical_key(row.doi)
             if source.form_note:
@@ -461,6 +545,21 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
         make("E_NO_IDENTIFIER", "the reference names no DOI or arXiv id, so it cannot be looked up")
     )
     return None
+
+
+def _searches(
+    finder: WorkSearch | None, groups: Mapping[tuple[str, str], list[_Pending]]
+) -> Mapping[str, tuple[IndexAnswer, ...]]:
+    """The answers of the indexes for every reference searched, by its key (``work:…``)."""
+    queries: dict[str, WorkQuery] = {}
+    for (kind, key), group in sorted(groups.items()):
+        citation = group[0].citation
+        if kind == "search" and citation is not None and isinstance(citation.source, WorkSource):
+            queries[key] = query_of(citation.source)
+    if finder is None or not queries:
+        return {}
+    found = finder.find_many(list(queries.values()), is_enough)
+    return {key: tuple(found.get(query.key, ())) for key, query in queries.items()}
 
 
 def _pages(pins: PinStore | None, urls: list[str]) -> dict[str, PinAnswer]:
@@ -497,6 +596,7 @@ def audit(
     judge: Judge | None = None,
     reviews: Sequence[Review] = (),
     pins: PinStore | None = None,
+    finder: WorkSearch | None = None,
 ) -> Report:
     """Run every deterministic check of ``submission``, then the judge (if
     any) on the claims that passed them, and apply the reviews and the policy.
@@ -521,12 +621,14 @@ def audit(
     stored = store.fetch(source_ids) if store is not None and source_ids else {}
     urls = sorted(key for kind, key in groups if kind == "page")
     pages = _pages(pins, urls)
-    context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None, pages)
+    searches = _searches(finder, groups)
+    context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None, pages, searches)
     checkers = {
         "work": context.check_work,
         "page": context.check_page,
         "corpus": context.check_document,
         "store": context.check_stored,
+        "search": context.check_search,
     }
     ordered = list(groups.items())
 

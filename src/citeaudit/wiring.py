@@ -20,16 +20,17 @@ What differs between the shells is said once, here:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from citeaudit.config import Config
-from citeaudit.core import AuditSettings, Suggester
+from citeaudit.core import AuditSettings, Suggester, WorkSearch
 from citeaudit.core import audit as run_audit
 from citeaudit.errors import ConfigError
 from citeaudit.model import Report, Review, Submission
 from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, WorkQuery
 from citeaudit.semantic.factory import configured_judge, make_judge
 from citeaudit.semantic.interface import Judge
 from citeaudit.sources.directory import SnapshotDirectory
@@ -50,6 +51,7 @@ __all__ = [
     "audit_settings",
     "build_auditor",
     "build_fetcher",
+    "build_finder",
     "build_judge",
     "build_pins",
     "build_resolver",
@@ -121,6 +123,39 @@ def build_suggester(config: Config) -> Suggester | None:
     from citeaudit.resolve.search import BibliographicSearch
 
     return BibliographicSearch(mailto=config.mailto)
+
+
+class _ConfiguredSearch:
+    """The bibliographic search of a configuration, built at its first use: an audit that cites
+    no reference without an identifier opens no mirror and imports no HTTP client."""
+
+    def __init__(self, config: Config) -> None:
+        for path in config.mirrors:
+            if not path.is_file():
+                raise ConfigError(f"{path}: no mirror there; create it with `citeaudit mirror import`")
+        self.config = config
+        self._built: WorkSearch | None = None
+
+    def find_many(
+        self, queries: Sequence[WorkQuery], enough: Callable[[WorkQuery, Sequence[Candidate]], bool]
+    ) -> Mapping[str, tuple[IndexAnswer, ...]]:
+        if self._built is None:
+            from citeaudit.mirror import open_mirror
+            from citeaudit.resolve.indexes.finder import WorkFinder, online_indexes
+            from citeaudit.resolve.indexes.pinned import SearchPins
+
+            config = self.config
+            local = [open_mirror(path) for path in config.mirrors]
+            online = online_indexes(config.indexes, config.mailto, config.cache)
+            self._built = WorkFinder(local, online, SearchPins(config.cache), offline=config.offline)
+        return self._built.find_many(queries, enough)
+
+
+def build_finder(config: Config) -> WorkSearch:
+    """The bibliographic search of references without an identifier: the configuration's local
+    mirrors first, then its online indexes in order, every online answer pinned in the cache.
+    Offline, the online indexes are read from their pins alone."""
+    return _ConfiguredSearch(config)
 
 
 def build_judge(config: Config, *, judge_online: bool = False, write_verdicts: bool = True) -> Judge | None:
@@ -197,8 +232,10 @@ class Auditor:
         suggester: Suggester | None,
         judge: Judge | None,
         pins: PinStore | None = None,
+        finder: WorkSearch | None = None,
     ) -> None:
         self.config = config
+        self.finder = finder
         self.settings = audit_settings(config)
         self.resolver = resolver
         self.snapshots = SnapshotDirectory(config.sources, config.max_document_bytes)
@@ -227,6 +264,7 @@ class Auditor:
             judge=self.judge,
             reviews=reviews,
             pins=self.pins,
+            finder=self.finder,
         )
         if trail is not None:
             trail.append(report)
@@ -251,6 +289,7 @@ def build_auditor(
         corpus=load_configured_corpus(config) if isinstance(corpus, FromConfig) else corpus,
         suggester=build_suggester(config),
         pins=build_pins(config),
+        finder=build_finder(config),
         judge=(
             build_judge(config, judge_online=judge_online, write_verdicts=write_verdicts)
             if isinstance(judge, FromConfig)

@@ -68,8 +68,17 @@ CASES = {
     ),
     "not_an_object": (b"[1, 2]", '$: expected an object with a "claims" array'),
     "no_source": (
-        b'{"claims": [{"id": "c1", "text": "x", "citations": [{"title": "t"}]}]}',
-        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, url, document_id, source_id or ref",
+        b'{"claims": [{"id": "c1", "text": "x", "citations": [{"year": 2017, "quote": "q"}]}]}',
+        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, url, document_id, source_id "
+        "or ref, or give the title of the work to find it by",
+    ),
+    "blank_title": (
+        b'{"claims": [{"id": "c1", "text": "x", "citations": [{"title": " \\t ", "year": 2017}]}]}',
+        "$.claims[0].citations[0].title: a reference without an identifier needs a title to be looked up: ' \\t '",
+    ),
+    "work_with_unknown_field": (
+        b'{"claims": [{"id": "c1", "text": "x", "citations": [{"title": "T", "status": "ok"}]}]}',
+        "$.claims[0].citations[0].status: unknown field (not part of the contract)",
     ),
     "two_sources": (
         b'{"claims": [{"id": "c1", "text": "x", "citations": [{"doi": "10.1/x", "document_id": "d"}]}]}',

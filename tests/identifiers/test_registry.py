@@ -11,12 +11,13 @@ from citeaudit.identifiers import (
     handler,
     resolver_key,
     route_of,
+    search_key,
 )
 from citeaudit.model import CorpusSource, ReferenceSource, WorkSource
 
 
 def test_every_kind_has_one_handler_that_names_it() -> None:
-    assert KINDS == ("doi", "arxiv", "url")
+    assert KINDS == ("doi", "arxiv", "url", "work")
     for kind in KINDS:
         assert isinstance(handler(kind), IdentifierHandler)
         assert handler(kind).kind == kind
@@ -27,6 +28,35 @@ def test_keys_route_to_the_most_specific_kind() -> None:
     assert route_of("10.1002/ece3.2314") == "doi"
     assert route_of("10.48550/arxiv.2401.01234") == "arxiv"  # an arXiv DOI is a DOI, asked of arXiv
     assert route_of("not a key") is None
+    assert route_of("work:attention is all you need|vaswani|2017") == "search"
+
+
+def test_a_citation_with_a_title_and_no_identifier_is_a_work_found_by_search() -> None:
+    sub = parse_document(
+        {
+            "claims": [
+                {
+                    "id": "c",
+                    "text": "t",
+                    "citations": [
+                        {"title": "Attention Is All You Need", "year": 2017, "first_author": "Vaswani"},
+                        {"title": "Attention is all you need!", "authors": ["A. Vaswani", "N. Shazeer"]},
+                    ],
+                }
+            ]
+        },
+        "x",
+    )
+    a, b = (c.source for c in sub.claims[0].citations)
+    assert isinstance(a, WorkSource)
+    assert a.kind == "work"
+    assert a.identifier == "attention is all you need|vaswani|2017"
+    assert search_key(a) == "work:attention is all you need|vaswani|2017"
+    assert resolver_key(a) is None  # searched, never resolved by an identifier
+    assert isinstance(b, WorkSource)
+    assert b.first_author is None
+    assert b.authors == ("A. Vaswani", "N. Shazeer")
+    assert search_key(b) == "work:attention is all you need|vaswani|"
 
 
 def test_citations_carry_their_kind_from_the_field_that_names_it() -> None:

@@ -360,6 +360,7 @@ _KINDS: dict[str, set[str]] = {
     "issue": {"journal-issue", "journal-volume", "journal"},
     "review": {"peer-review"},
 }
+_ARXIV_VENUE = re.compile(r"^\s*corr\b|\barxiv\b", re.IGNORECASE)
 # Generic registry types that say nothing about the kind: not compared.
 _GENERIC = {"text", "other", "collection", "standard", "grant", ""}
 
@@ -380,10 +381,14 @@ def check_type(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
     # A proceedings paper is often published as a book chapter: both are the same kind of citation.
     if {ours, theirs} == {"proceedings", "chapter"}:
         return []
+    # An arXiv preprint is cited as an article of the "journal" CoRR or arXiv, as DBLP's own BibTeX
+    # and the common styles write it: the kind a preprint is cited as.
+    if {ours, theirs} == {"article", "preprint"} and any(_ARXIV_VENUE.search(c) for c in record.container):
+        return []
     return [
         make(
             "E_WORK_TYPE_MISMATCH",
-            f"a {cited} is cited, but the DOI names a {record.type}",
+            f"a {cited} is cited, but the {record.agency} record is a {record.type}",
             suggestion={"type": record.type},
         )
     ]

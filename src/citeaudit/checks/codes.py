@@ -203,6 +203,37 @@ CATALOGUE: dict[str, CodeInfo] = {
         CodeInfo(
             "E_NO_IDENTIFIER", _E, _UN, "The reference names no DOI or arXiv id, so it cannot be looked up."
         ),
+        # references without an identifier, found by bibliographic search
+        CodeInfo(
+            "I_MATCHED_BY_SEARCH",
+            _I,
+            _NOTE,
+            "The reference names no identifier; bibliographic search matched it (index, record, score).",
+        ),
+        CodeInfo(
+            "W_WORK_AMBIGUOUS",
+            _W,
+            _NOTE,
+            "Several different works match the reference equally well; none was checked against it.",
+        ),
+        CodeInfo(
+            "E_WORK_NOT_FOUND",
+            _E,
+            _NR,
+            "No record in any index searched matches the reference's title with its author or year.",
+        ),
+        CodeInfo(
+            "E_MIRROR_INCOMPLETE",
+            _E,
+            _UN,
+            "A local mirror searched for the reference did not finish importing, so it was not trusted.",
+        ),
+        CodeInfo(
+            "E_NO_INDEX",
+            _E,
+            _UN,
+            "No bibliographic index could be searched for the reference (no mirror, no online index).",
+        ),
     )
 }
 

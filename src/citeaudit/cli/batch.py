@@ -17,6 +17,7 @@ from citeaudit.cli.common import (
     add_judge_options,
     add_mailto_option,
     add_min_quote_length_option,
+    add_mirror_option,
     add_offline_option,
     add_severity_option,
     add_sources_option,
@@ -61,6 +62,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_cache_option(batch)
     add_sources_option(batch)
+    add_mirror_option(batch)
     add_corpus_option(batch)
     add_offline_option(batch)
     add_mailto_option(batch)

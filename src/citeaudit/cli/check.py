@@ -21,6 +21,7 @@ from citeaudit.cli.common import (
     add_judge_options,
     add_mailto_option,
     add_min_quote_length_option,
+    add_mirror_option,
     add_offline_option,
     add_severity_option,
     add_sources_option,
@@ -55,6 +56,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     check.add_argument("claims", type=Path, help="the claims file (JSON or BibTeX); - reads standard input")
     add_cache_option(check)
     add_sources_option(check)
+    add_mirror_option(check)
     add_corpus_option(check)
     add_offline_option(check)
     add_mailto_option(check)

@@ -38,6 +38,7 @@ __all__ = [
     "add_judge_options",
     "add_mailto_option",
     "add_min_quote_length_option",
+    "add_mirror_option",
     "add_offline_option",
     "add_severity_option",
     "add_sources_option",
@@ -109,6 +110,29 @@ def add_cache_option(parser: argparse.ArgumentParser) -> None:
 
 def add_sources_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sources", type=Path, help="text snapshot directory [CITEAUDIT_SOURCES; ./sources]")
+
+
+def add_mirror_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mirror",
+        dest="mirrors",
+        type=Path,
+        action="append",
+        metavar="PATH",
+        help="a local mirror of the bibliographic dumps (`citeaudit mirror import`), searched first for "
+        "references without an identifier; repeat for several [CITEAUDIT_MIRROR; [search] mirrors]",
+    )
+    parser.add_argument(
+        "--indexes",
+        type=_index_names,
+        metavar="NAMES",
+        help="the online indexes searched after the mirrors, in order, comma-separated (crossref, dblp, "
+        'arxiv, openalex; "" for none) [CITEAUDIT_INDEXES; [search] indexes; all four]',
+    )
+
+
+def _index_names(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
 def add_corpus_option(parser: argparse.ArgumentParser) -> None:
@@ -249,7 +273,7 @@ _FLAG_SETTINGS = (
 
 def effective_config(args: argparse.Namespace, cwd: Path | None = None) -> Config:
     """The configuration file and the environment (``load_config``), then the command's flags."""
-    from citeaudit.config import load_config  # the audit's modules: not for --help or --version
+    from citeaudit.config import index_names, load_config  # the audit's modules: not for --help
 
     config = load_config(cwd or Path.cwd(), getattr(args, "config", None))
     changes: dict[str, object] = {
@@ -257,6 +281,10 @@ def effective_config(args: argparse.Namespace, cwd: Path | None = None) -> Confi
     }
     if getattr(args, "severity", None):
         changes["severity"] = {**config.severity, **dict(args.severity)}
+    if getattr(args, "mirrors", None):
+        changes["mirrors"] = tuple(args.mirrors)
+    if getattr(args, "indexes", None) is not None:
+        changes["indexes"] = index_names(args.indexes, "--indexes")
     return replace(config, **changes)  # type: ignore[arg-type]
 
 

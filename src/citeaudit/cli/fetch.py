@@ -16,12 +16,15 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_config_option,
     add_mailto_option,
+    add_mirror_option,
     add_sources_option,
     add_web_options,
     effective_config,
 )
 
 if TYPE_CHECKING:
+    from citeaudit.config import Config
+    from citeaudit.model import Source
     from citeaudit.sources.pins import PinOutcome
 
 __all__ = ["add_parser", "print_pin_outcomes", "run"]
@@ -38,6 +41,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     fetch.add_argument("claims", type=Path, help="the claims file (JSON)")
     add_cache_option(fetch)
     add_sources_option(fetch)
+    add_mirror_option(fetch)
     add_mailto_option(fetch)
     add_web_options(fetch)
     fetch.add_argument(
@@ -79,7 +83,7 @@ def print_pin_outcomes(outcomes: dict[str, PinOutcome], stdout: TextIO) -> dict[
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.formats import load_submission
-    from citeaudit.identifiers import pin_key, resolver_key
+    from citeaudit.identifiers import pin_key, resolver_key, search_key
     from citeaudit.resolve.interface import ResolutionStatus
     from citeaudit.sources.pins import PinDirectory, Pinner
     from citeaudit.wiring import build_fetcher, build_resolver
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
     dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
     urls = sorted({key for c in citations if (key := pin_key(c.source)) is not None})
+    searched = {key: c.source for c in citations if (key := search_key(c.source)) is not None}
     answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois) if dois else {}
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():
@@ -105,7 +110,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             file=stdout,
         )
         unchecked += actions["failed"]
-    if dois or not urls:
+    if searched:
+        unchecked += _search(config, searched, stdout)
+    if dois or not (urls or searched):
         print(
             f"dois={len(dois)} found={counts[ResolutionStatus.FOUND]} "
             f"not_found={counts[ResolutionStatus.NOT_FOUND]} "
@@ -113,3 +120,32 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             file=stdout,
         )
     return EXIT_UNCHECKED if unchecked else EXIT_CLEAN
+
+
+def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
+    """Search every reference without an identifier (pinning each online answer); one summary
+    line. Returns how many could not be searched in every index they needed."""
+    from citeaudit.checks.matching import MatchStatus, is_enough, match_work
+    from citeaudit.core import query_of
+    from citeaudit.model import WorkSource
+    from citeaudit.wiring import build_finder
+
+    queries = {k: query_of(s) for k, s in sorted(searched.items()) if isinstance(s, WorkSource)}
+    answers = build_finder(config).find_many(list(queries.values()), is_enough)
+    counts = dict.fromkeys(("matched", "ambiguous", "not_found", "could_not_check"), 0)
+    for query in queries.values():
+        given = answers.get(query.key, ())
+        match = match_work(query, [c for a in given if a.answered for c in a.candidates])
+        if match.status is MatchStatus.MATCHED:
+            counts["matched"] += 1
+        elif not given or any(not a.answered for a in given):
+            counts["could_not_check"] += 1
+        else:
+            counts[str(match.status)] += 1
+    print(
+        f"references={len(queries)} "
+        + " ".join(f"{k}={v}" for k, v in counts.items())
+        + f" cache={config.cache}",
+        file=stdout,
+    )
+    return counts["could_not_check"]

@@ -11,6 +11,7 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_corpus_option,
     add_judge_option,
+    add_mirror_option,
     add_sources_option,
     add_store_options,
     effective_config,
@@ -30,6 +31,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_cache_option(cmd)
     add_sources_option(cmd)
+    add_mirror_option(cmd)
     add_corpus_option(cmd)
     add_judge_option(cmd)
     add_store_options(cmd)

@@ -17,6 +17,7 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_config_option,
     add_judge_options,
+    add_mirror_option,
     add_sources_option,
     add_store_option,
     effective_config,
@@ -85,6 +86,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_cache_option(serve)
     add_sources_option(serve)
+    add_mirror_option(serve)
     serve.add_argument(
         "--max-body-bytes", type=positive, default=2_000_000, help="request body limit [2000000]"
     )

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from citeaudit.errors import InputError
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
+from citeaudit.identifiers.work import WORK
 from citeaudit.model import Citation, Claim, ReferenceSource, Submission, WorkSource
+from citeaudit.resolve.indexes.interface import WorkQuery
 
 if TYPE_CHECKING:
     from pylatexenc.latex2text import LatexNodes2Text
@@ -196,7 +198,10 @@ def _concatenation_middleware() -> Any:
             for entry in library.entries:
                 for field in entry.fields:
                     raw = field.value
-                    if isinstance(raw, str) and not (raw[:1] in '{"' and _delimited(raw, 0) == len(raw)):
+                    # An empty value (``title=``) is no delimited part: "" is in every string.
+                    if isinstance(raw, str) and not (
+                        raw and raw[0] in '{"' and _delimited(raw, 0) == len(raw)
+                    ):
                         text = _expand(raw, macros)
                         if text is not None:
                             field.value = "{" + text + "}"
@@ -299,6 +304,21 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
                 kind=identified[0],
                 form_note=identified[2],
+            )
+        elif title and WORK.is_valid(query := WorkQuery(title, authors[0] if authors else None, year).key):
+            # No DOI and no eprint: the work is found by bibliographic search on its metadata.
+            source = WorkSource(
+                identifier=query,
+                title=title,
+                year=year,
+                first_author=authors[0] if authors else None,
+                authors=authors + (("others",) if truncated else ()),
+                container=_text(fields.get("journal", fields.get("booktitle", ""))) or None,
+                volume=_text(fields.get("volume", "")) or None,
+                issue=_text(fields.get("number", fields.get("issue", ""))) or None,
+                pages=_text(fields.get("pages", "")) or None,
+                type=_ENTRY_TYPES.get(entry.entry_type.lower()),
+                kind=WORK.kind,
             )
         else:
             source = ReferenceSource(title=title, year=year, first_author=authors[0] if authors else None)

@@ -9,8 +9,9 @@ from pydantic import BeforeValidator, Field, create_model
 
 from citeaudit.errors import InputError
 from citeaudit.formats.validate import StrictWire, expect_object, validate
-from citeaudit.identifiers import KINDS, IdentifierError, handler
+from citeaudit.identifiers import FIELD_KINDS, KINDS, IdentifierError, handler
 from citeaudit.model import Citation, Claim, Conflict, CorpusSource, StoreSource, WorkSource
+from citeaudit.resolve.indexes.interface import WorkQuery
 from citeaudit.util.jsonload import json_path
 
 __all__ = [
@@ -68,8 +69,11 @@ class PageFieldsIn(StrictWire):
 
 
 # One wire model per identifier kind: its own field (``doi``, ``arxiv``, ``url``…) and the work's
-# fields (a pinned page's, for a kind whose text is a pin).
+# fields (a pinned page's, for a kind whose text is a pin); a kind with no field of its own
+# (``work``) is the work's fields with the title required, the one thing it is searched by.
 def _work_model(kind: str) -> type[StrictWire]:
+    if not handler(kind).named_by_field:
+        return create_model(f"{kind.title()}CitationIn", __base__=WorkFieldsIn, title=(ShortText, ...))
     field: dict[str, Any] = {kind: (ShortText, ...)}
     base: type[StrictWire] = PageFieldsIn if handler(kind).text_source == "pin" else WorkFieldsIn
     return create_model(f"{kind.title()}CitationIn", __base__=base, **field)
@@ -116,7 +120,9 @@ class ConflictIn(StrictWire):
     reason: ShortText
 
 
-_SOURCE_KEYS = (*KINDS, "document_id", "source_id", "ref")  # the identifier kinds first
+_SOURCE_KEYS = (*FIELD_KINDS, "document_id", "source_id", "ref")  # the identifier kinds first
+# A citation that names none of them but gives a title is a reference found by search.
+_SEARCHED = next(k for k in KINDS if not handler(k).named_by_field)
 
 
 def citation_from_wire(
@@ -141,11 +147,14 @@ def _citation(
         and any(handler(k).text_source == "pin" for k in named if k in KINDS)
     ):
         named.remove("doi")  # a web page that names the DOI of the work it is
+    if not named and "title" in raw:
+        named = [_SEARCHED]
     if not named:
         raise InputError(
             name,
             json_path(path),
-            f"a citation must name its source: {', '.join(_SOURCE_KEYS[:-1])} or {_SOURCE_KEYS[-1]}",
+            f"a citation must name its source: {', '.join(_SOURCE_KEYS[:-1])} or {_SOURCE_KEYS[-1]}, "
+            "or give the title of the work to find it by",
         )
     if len(named) > 1:
         raise InputError(name, json_path(path), f"a citation names more than one source: {', '.join(named)}")
@@ -161,7 +170,12 @@ def _citation(
         if kind in KINDS:
             # Every identifier kind has the same fields: its own, then the metadata as cited.
             model = WORK_CITATION_MODELS[kind]
-            d: Any = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
+            if kind == _SEARCHED:
+                d: Any = validate(model, raw, name, path)
+                return Citation(
+                    id=d.id or default_id, source=searched_work(d, name, path), quote=d.quote, origin=origin
+                )
+            d = validate(model, {**raw, kind: _identifier(kind, raw[kind], name, path)}, name, path)
             if isinstance(d, PageFieldsIn):
                 page = WorkSource(
                     identifier=getattr(d, kind),
@@ -217,6 +231,28 @@ def _citation(
         )
     except InputError as err:
         raise fix(err) from None
+
+
+def searched_work(d: Any, name: str, path: list[str | int]) -> WorkSource:
+    """The source of a reference found by search: the metadata as cited, keyed by its query."""
+    authors = tuple(d.authors or ())
+    first = d.first_author or (authors[0] if authors else None)
+    query = WorkQuery(d.title, first, d.year)
+    if not handler(_SEARCHED).is_valid(query.key):
+        raise InputError(name, json_path([*path, "title"]), handler(_SEARCHED).invalid(d.title))
+    return WorkSource(
+        identifier=query.key,
+        title=d.title,
+        year=d.year,
+        first_author=d.first_author,
+        authors=authors,
+        container=d.container,
+        volume=None if d.volume is None else str(d.volume),
+        issue=None if d.issue is None else str(d.issue),
+        pages=d.pages,
+        type=d.type,
+        kind=_SEARCHED,
+    )
 
 
 def _identifier(kind: str, value: object, name: str, path: list[str | int]) -> object:

@@ -1,8 +1,9 @@
-"""Identifier kinds (doi, arxiv, url): one handler module per kind behind one interface, and the
+"""Identifier kinds (doi, arxiv, url, work): one handler module per kind behind one interface, and the
 registry the formats, the core and the resolvers dispatch through."""
 
 from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler, TextSource
 from citeaudit.identifiers.registry import (
+    FIELD_KINDS,
     HANDLERS,
     KINDS,
     canonical_key,
@@ -10,9 +11,11 @@ from citeaudit.identifiers.registry import (
     pin_key,
     resolver_key,
     route_of,
+    search_key,
 )
 
 __all__ = [
+    "FIELD_KINDS",
     "HANDLERS",
     "KINDS",
     "IdentifierError",
@@ -23,4 +26,5 @@ __all__ = [
     "pin_key",
     "resolver_key",
     "route_of",
+    "search_key",
 ]

@@ -36,6 +36,9 @@ class IdentifierHandler(ABC):
     #: A malformed identifier is this finding in the audit; None: it is refused as an input error
     #: where it is read (:meth:`read` raises).
     syntax_code: ClassVar[str | None] = None
+    #: Whether citations name the work by a field of the kind's own name (``doi``, ``url``); a
+    #: kind that is not (``work``: a title and no identifier) is read from its metadata fields.
+    named_by_field: ClassVar[bool] = True
 
     def read(self, raw: object) -> str:
         """The identifier a citation carries, from the value of its field in the input. By default

@@ -10,16 +10,33 @@ from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.interface import IdentifierHandler
 from citeaudit.identifiers.url import URL
+from citeaudit.identifiers.work import WORK
 from citeaudit.model import Source, WorkSource
 
-__all__ = ["HANDLERS", "KINDS", "canonical_key", "handler", "pin_key", "resolver_key", "route_of"]
+__all__ = [
+    "FIELD_KINDS",
+    "HANDLERS",
+    "KINDS",
+    "SEARCH_ROUTE",
+    "canonical_key",
+    "handler",
+    "pin_key",
+    "resolver_key",
+    "route_of",
+    "search_key",
+]
 
 HANDLERS: dict[str, IdentifierHandler] = {
     DOI.kind: DOI,
     ARXIV.kind: ARXIV,
     URL.kind: URL,
+    WORK.kind: WORK,
 }
 KINDS: tuple[str, ...] = tuple(HANDLERS)
+# The kinds a citation names by a field of their own name (``doi``, ``arxiv``, ``url``).
+FIELD_KINDS: tuple[str, ...] = tuple(k for k, h in HANDLERS.items() if h.named_by_field)
+# The route of a kind found by bibliographic search rather than resolved by its identifier.
+SEARCH_ROUTE = "search"
 
 
 def handler(kind: str) -> IdentifierHandler:
@@ -49,7 +66,16 @@ def resolver_key(source: Source) -> str | None:
     valid identifier (a corpus document, a store source, a reference, a malformed identifier) and
     for a web page, which is fetched and pinned, not resolved (:func:`pin_key`)."""
     found = _valid_key(source)
-    return found[1] if found is not None and found[0].text_source == "snapshot" else None
+    if found is None or found[0].text_source != "snapshot" or found[0].route == SEARCH_ROUTE:
+        return None
+    return found[1]
+
+
+def search_key(source: Source) -> str | None:
+    """The key a reference without an identifier is searched and pinned under (its normalised
+    query, ``work:…``); None for any other source."""
+    found = _valid_key(source)
+    return found[1] if found is not None and found[0].route == SEARCH_ROUTE else None
 
 
 def pin_key(source: Source) -> str | None:

@@ -7,6 +7,7 @@ when it was fetched (``text_source = "pin"``), never in a snapshot someone saved
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,6 +17,7 @@ __all__ = ["MAX_URL_LENGTH", "URL", "UrlHandler", "normalize_url", "url_problem"
 
 MAX_URL_LENGTH = 2_000
 _SCHEMES = ("http", "https")
+_DOTTED_QUAD = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", re.ASCII)  # what the HTTP client reads as IPv4
 
 
 def url_problem(raw: str) -> str | None:
@@ -49,6 +51,31 @@ def url_problem(raw: str) -> str | None:
             return f"the host {host!r} is not a name or an address"
     elif not all(label and len(label) <= 63 for label in host.rstrip(".").split(".")):
         return f"the host {host!r} is not a name or an address"
+    else:
+        return _host_problem(host)
+    return None
+
+
+def _host_problem(host: str) -> str | None:
+    """What makes a name no host the HTTP client would connect to: each rule here is one the client
+    applies itself (it raises on such a URL rather than send it), said before any fetch is tried."""
+    if _DOTTED_QUAD.fullmatch(host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            # 0177.0.0.1 is 127.0.0.1 to inet_aton (octal) and 177.0.0.1 to others: no one address.
+            return f"the host {host!r} is not an IPv4 address as written (a leading zero or a part over 255)"
+    if host.isascii():
+        return None
+    digits = [c for c in host if not c.isascii() and c.isnumeric()]
+    if digits:  # １２７ or ①②⑦: digits to a name's normalisation, and then maybe an address
+        return f"the host {host!r} writes digits with characters that are not ASCII ({digits[0]!r})"
+    import idna  # only for a name that is not ASCII
+
+    try:
+        idna.encode(host)
+    except idna.IDNAError as e:
+        return f"the host {host!r} is not a valid internationalised name ({e})"
     return None
 
 

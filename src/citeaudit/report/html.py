@@ -336,6 +336,27 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
         add("title", source.get("title"), record.get("title"), "W_URL_TITLE_MISMATCH" in found)
         add("text SHA-256", None, record.get("text_sha256"), False)
         held_name = "pinned page" if record else "pinned page (none)"
+    elif kind == "work":
+        # Found by search, never "resolved by identifier": the record matched, beside the reference.
+        matched = record.get("matched") or {}
+        held_work: dict[str, Any] = {
+            "doi": record.get("doi"),
+            "title": found.get("E_TITLE_MISMATCH", {}).get("title") or record.get("title"),
+            "year": _years(record.get("years")),
+            "type": record.get("type"),
+            "first_author": matched.get("first_author"),
+        }
+        for code, field in _FIELD_OF.items():
+            suggestion = found.get(code)
+            if suggestion and field in suggestion and field not in ("title", "year"):
+                held_work[field] = suggestion[field]
+        for field in _DOI_FIELDS:
+            add(field, source.get(field), held_work.get(field))
+        held_name = (
+            f"matched by search: {matched['index']} {matched['key']} (similarity {matched['score']})"
+            if matched
+            else "search (no match)"
+        )
     elif kind == "reference":
         for field in ("title", "year", "first_author"):
             add(field, source.get(field), None, False)
@@ -381,6 +402,9 @@ def _fix(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, Any
             fix["start"], fix["end"] = right["start"], right["end"]
             if right.get("normalized_match"):
                 fix["quote"] = right["source_text"]
+    for field in ("doi", "arxiv"):  # a reference matched by search becomes a proved citation
+        if kind == "work" and found.get("I_MATCHED_BY_SEARCH", {}).get(field):
+            fix[field] = found["I_MATCHED_BY_SEARCH"][field]
     if kind == "corpus" and found.get("E_VERSION_MISMATCH", {}).get("version"):
         fix["document_version"] = found["E_VERSION_MISMATCH"]["version"]
     if kind == "store":

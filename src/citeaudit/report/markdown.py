@@ -110,6 +110,14 @@ def _source_lines(row: dict[str, Any]) -> list[str]:
         )
         if record.get("title"):
             out.append(f"Page title: {literal(record['title'])}")
+    elif source.get("kind") == "work":
+        out.append(f"Reference without identifier: {literal(source.get('title', '—'))}")
+        matched = record.get("matched")
+        if matched:  # found by search: never "resolved by identifier"
+            found = f"Matched by search (not by identifier) in {literal(matched['index'])}: "
+            found += f"{literal(matched['key'])}, title similarity {matched['score']}"
+            out.append(found + (f"; DOI {literal(record['doi'])}" if record.get("doi") else ""))
+            out.append(f"Record title: {literal(record.get('title') or '—')}")
     elif source:
         out.append(f"Reference without identifier: {literal(source.get('title', '—'))}")
     location = row.get("location")

@@ -102,7 +102,7 @@ class ExcerptDoc(_Part):
 class SourceDoc(_Part):
     """Any of the five kinds of source: the fields of each, all optional but ``kind``."""
 
-    kind: Literal["doi", "url", "corpus", "store", "reference"]
+    kind: Literal["doi", "url", "work", "corpus", "store", "reference"]
     doi: str | None = None
     url: str | None = None
     accessed: str | None = None

@@ -220,7 +220,13 @@ def _citation_schemas(min_quote: int) -> list[dict[str, Any]]:
             if name in props:  # typed loosely in the model: a bad type is a finding, not an input error
                 props[name] = {**offset, "description": _CITATION_FIELDS[name]}
         kind = next((k for k in KINDS if model is WORK_CITATION_MODELS[k]), None)
-        if kind is not None:
+        if kind is not None and kind not in props:  # a work named by its metadata alone
+            schema["description"] = (
+                "A work cited by its title (with any of authors, first_author, year, container, volume, "
+                "pages) and no identifier: found by bibliographic search in the configured mirrors and "
+                "pinned search answers, then checked against the record found (I_MATCHED_BY_SEARCH)."
+            )
+        elif kind is not None:
             props[kind].setdefault("description", f"The work's {kind} identifier.")
             if kind == "url":
                 if "doi" in props:

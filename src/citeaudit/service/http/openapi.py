@@ -201,6 +201,7 @@ def audit_schemas() -> dict[str, Any]:
         name = f"{kind.title()}Citation"
         if name in schemas:
             schemas[name]["properties"][kind]["pattern"] = pattern
+    _not_blank(schemas["WorkCitation"]["properties"]["title"])  # the one thing a work is searched by
     for name in ("CorpusCitation", "StoreCitation", "RefCitation"):
         for key in ("start", "end"):  # any JSON: a range of the wrong type is a finding, not an error
             schemas[name]["properties"][key] = {"description": "an offset into the text (`[start, end)`)"}

@@ -1,0 +1,176 @@
+"""The one rule that decides which record a reference without an identifier names.
+
+It reads only the reference as cited (a :class:`WorkQuery`: title, first author, year) and the
+candidates the indexes answered with, in the order the indexes were asked, so the same pinned
+answers always give the same match, offline, on any machine.
+
+A candidate *is the work* when its title is the cited title once both are folded as the title
+check folds them (similarity :data:`TITLE_MATCH` or more) and at least one more field agrees: the
+cited first author's surname is one of its authors', or its year is within :data:`YEAR_SLACK` of
+the cited year (a preprint and its proceedings are a year apart). A reference that gives neither
+author nor year is matched on its title alone. Which of the matching candidates is the one is
+decided by how much agrees (author and exact year first); candidates that are one work in two
+indexes (same folded title, first author and year within the slack, or one DOI) are not rivals.
+Two different works that agree equally well make the reference ambiguous; no candidate that
+matches makes it not found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rapidfuzz import fuzz
+
+from citeaudit.checks.metadata import author_keys, cited_name_keys, display_title
+from citeaudit.normalize import title_key
+from citeaudit.resolve.indexes.interface import Candidate, WorkQuery
+
+__all__ = [
+    "NEAR_TITLE",
+    "TITLE_MATCH",
+    "YEAR_SLACK",
+    "Match",
+    "MatchStatus",
+    "Scored",
+    "is_enough",
+    "match_work",
+    "score",
+]
+
+TITLE_MATCH = 0.90  # folded-title similarity from which a candidate may be the work
+NEAR_TITLE = 0.60  # from which a candidate that is not the work is still shown as the nearest
+YEAR_SLACK = 1  # years apart a candidate may be and still agree (preprint, then proceedings)
+
+
+class MatchStatus(StrEnum):
+    MATCHED = "matched"
+    AMBIGUOUS = "ambiguous"
+    NOT_FOUND = "not_found"
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A candidate with what agrees with the reference: title similarity (0–1), and whether the
+    first author and the year agree (None: the reference or the record does not give it)."""
+
+    candidate: Candidate
+    title: float
+    author: bool | None
+    year: bool | None
+    exact_year: bool
+    order: int  # its place in the answers, index by index: the tie-breaker of last resort
+
+    @property
+    def matches(self) -> bool:
+        if self.title < TITLE_MATCH:
+            return False
+        if self.author is None and self.year is None:
+            return True  # nothing else to compare: the title is the reference
+        return bool(self.author) or bool(self.year)
+
+    @property
+    def strength(self) -> tuple[int, int, int, float]:
+        """What decides between matching candidates, strongest first."""
+        return (int(self.author is True), int(self.exact_year), int(self.year is True), self.title)
+
+    def to_json(self) -> dict[str, object]:
+        record = self.candidate.record
+        first = record.authors[0] if record.authors else None
+        out: dict[str, object] = {
+            "index": self.candidate.index,
+            "key": self.candidate.key,
+            "score": round(self.title, 3),
+            "title": display_title(record),
+            "years": list(record.year_values),
+        }
+        if first is not None:
+            out["first_author"] = first.family or first.name or first.given
+        if record.doi:
+            out["doi"] = record.doi
+        if self.candidate.arxiv:
+            out["arxiv"] = self.candidate.arxiv
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    status: MatchStatus
+    best: Scored | None = None  # the work, when matched
+    rivals: tuple[Scored, ...] = ()  # the works it could be, when ambiguous (best first)
+    nearest: Scored | None = None  # the closest candidate, when not found
+
+
+def _title_similarity(cited: str, candidate: Candidate) -> float:
+    key = title_key(cited)
+    record = candidate.record
+    titles = [title_key(t) for t in record.titles]
+    titles += [f"{t} {title_key(s)}" for t in titles for s in record.subtitles]
+    return max((fuzz.ratio(key, t) / 100 for t in titles if t), default=0.0)
+
+
+def _author_agrees(cited: str | None, candidate: Candidate) -> bool | None:
+    if not cited:
+        return None
+    keys = [author_keys(a) for a in candidate.record.authors]
+    if not any(keys):
+        return None
+    wanted = cited_name_keys(cited)
+    return any(wanted & k for k in keys)
+
+
+def score(query: WorkQuery, candidate: Candidate, order: int = 0) -> Scored:
+    years = candidate.record.year_values
+    year: bool | None = None
+    exact = False
+    if query.year is not None and years:
+        year = any(abs(y - query.year) <= YEAR_SLACK for y in years)
+        exact = query.year in years
+    title = _title_similarity(query.title, candidate)
+    return Scored(candidate, title, _author_agrees(query.first_author, candidate), year, exact, order)
+
+
+def _same_work(a: Scored, b: Scored) -> bool:
+    """Two records of one work (a DBLP and a Crossref record; a preprint and its paper)."""
+    ra, rb = a.candidate.record, b.candidate.record
+    if ra.doi and ra.doi == rb.doi:
+        return True
+    if {title_key(t) for t in ra.titles}.isdisjoint(title_key(t) for t in rb.titles):
+        return False
+    ya, yb = ra.year_values, rb.year_values
+    if ya and yb and min(abs(x - y) for x in ya for y in yb) > YEAR_SLACK:
+        return False
+    # The first authors, not any author: one person writes two works of one title ("Deep learning").
+    ka = author_keys(ra.authors[0]) if ra.authors else frozenset()
+    kb = author_keys(rb.authors[0]) if rb.authors else frozenset()
+    return not ka or not kb or bool(ka & kb)
+
+
+def _rank(s: Scored) -> tuple[object, ...]:
+    # The record with an identifier first among equals: it is the fix a user can apply.
+    return (tuple(-x for x in s.strength), not s.candidate.record.doi, s.order, s.candidate.key)
+
+
+def match_work(query: WorkQuery, candidates: Sequence[Candidate]) -> Match:
+    """The match of a reference among the candidates of every index asked, in order."""
+    scored = [score(query, c, i) for i, c in enumerate(candidates)]
+    matching = sorted((s for s in scored if s.matches), key=_rank)
+    if not matching:
+        near = sorted((s for s in scored if s.title >= NEAR_TITLE), key=lambda s: (-s.title, s.order))
+        return Match(MatchStatus.NOT_FOUND, nearest=near[0] if near else None)
+    best = matching[0]
+    rivals = [s for s in matching[1:] if s.strength == best.strength and not _same_work(best, s)]
+    if rivals:
+        distinct: list[Scored] = [best]
+        for s in rivals:
+            if not any(_same_work(s, d) for d in distinct):
+                distinct.append(s)
+        return Match(MatchStatus.AMBIGUOUS, rivals=tuple(distinct))
+    return Match(MatchStatus.MATCHED, best=best)
+
+
+def is_enough(query: WorkQuery, candidates: Sequence[Candidate]) -> bool:
+    """Whether an index's candidates settle the reference, so no further index is asked: one of
+    them is the work. (An ambiguity may be settled by the next index no more than by this one.)"""
+    return any(score(query, c).matches for c in candidates)
