@@ -14,6 +14,7 @@ from bench import (
     accuracy,
     batch_throughput,
     check_throughput,
+    hallmark_search,
     hostile_input,
     html_report,
     judge_throughput,
@@ -43,6 +44,7 @@ BENCHMARKS = {
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),
     "accuracy": ("Verdict accuracy: careful citations of real records, fabricated references", accuracy),
+    "search": ("References without an identifier: HALLMARK dev against a DBLP mirror", hallmark_search),
     "batch": ("`citeaudit batch`: local and Ray engines against a loop of `check`", batch_throughput),
     "startup": ("Start-up: `citeaudit --version` and `check` of the README example", startup),
 }

@@ -277,3 +277,114 @@ def markdown(r: dict[str, Any]) -> str:
         "rows score every pair with a model that never saw it.",
     ]
     return "\n".join(lines)
+
+
+def vetoes_run() -> dict[str, Any]:
+    """The learned judge's vetoes, before and after, in one run: per set and pooled, the survival of
+    ``entailed`` under each probe edit (``citeaudit eval --probes``) for the shipped model with and
+    without its vetoes, its in-sample precision of ``entailed`` and balanced accuracy with the band off;
+    and the held-out figures of the pooled training (nested 5-fold cross-validation, every pair scored
+    by a model and thresholds made without it) scored without and with the vetoes."""
+    from citeaudit.semantic.probes import EDITS, probe
+    from citeaudit.semantic.training import TrainingSet, train_model
+
+    shipped = make_judge("learned")
+    assert isinstance(shipped, LearnedJudge)
+    judges = {"before": shipped.without_vetoes(), "after": shipped}
+    out: dict[str, Any] = {"sets": {}, "model_sha256": shipped.model.digest}
+    pooled = {side: {e: [0, 0] for e in EDITS} for side in judges}
+    sets = []
+    for name, path in SETS.items():
+        pairs = load_pairs(name, path)
+        sets.append(TrainingSet(name, tuple(pairs), {"dataset": name, "file": path.name}))
+        row: dict[str, Any] = {"pairs": len(pairs)}
+        for side, judge in judges.items():
+            result = evaluate(judge, pairs)
+            forced = evaluate(judge.without_abstention(), pairs)
+            probes = probe(judge, pairs)
+            for edit in EDITS:
+                pooled[side][edit][0] += probes[edit]["entailed_before"]
+                pooled[side][edit][1] += probes[edit]["entailed_after"]
+            row[side] = {
+                "precision_entailed": result["precision"]["entailed"],
+                "entailed": sum(cell["entailed"] for cell in result["confusion"].values()),
+                "no_abstain_balanced_accuracy": forced["supported_vs_not"]["balanced_accuracy"],
+                "probes": probes,
+            }
+        out["sets"][name] = row
+    out["pooled"] = pooled
+    for side, vetoes in (("before", False), ("after", True)):
+        cv = train_model(sets, vetoes=vetoes)["cross_validation"]
+        out[f"held_out_{side}"] = {
+            name: {
+                "precision_entailed": f["band"]["precision"]["entailed"],
+                "entailed": f["band"]["verdicts"]["entailed"],
+                "no_abstain_balanced_accuracy": f["no_abstain"]["balanced_accuracy"],
+            }
+            for name, f in cv.items()
+        }
+    return out
+
+
+def _survival(before: int, after: int) -> str:
+    return "—" if not before else f"{100 * after / before:.1f} % ({after}/{before})"
+
+
+def vetoes_markdown(r: dict[str, Any]) -> str:
+    from citeaudit.semantic.probes import EDITS
+
+    lines = [
+        "Survival of `entailed` under each probe edit (`citeaudit eval --probes`): of the pairs the shipped "
+        "model calls `entailed`, the share still `entailed` after the edit, before (the probability alone) "
+        "and after the vetoes. The edits are ours, made on the shared sets the model was trained on (the "
+        "edited claims are new to it); n is the number of `entailed` verdicts the edit applied to.",
+        "",
+        "| set | judge | " + " | ".join(f"`{e}`" for e in EDITS) + " |",
+        "|---|---|" + "---:|" * len(EDITS),
+    ]
+    for name, row in r["sets"].items():
+        for side in ("before", "after"):
+            cells = " | ".join(
+                _survival(row[side]["probes"][e]["entailed_before"], row[side]["probes"][e]["entailed_after"])
+                for e in EDITS
+            )
+            lines.append(f"| {name if side == 'before' else ''} | {side} vetoes | {cells} |")
+    for side in ("before", "after"):
+        cells = " | ".join(_survival(*r["pooled"][side][e]) for e in EDITS)
+        lines.append(f"| **pooled** | {side} vetoes | {cells} |")
+    lines += [
+        "",
+        "Precision of `entailed` (the share of its `entailed` verdicts labelled supported; how many in "
+        "brackets) and balanced accuracy with the band off (`--no-abstain`, where a veto, an abstention, is "
+        "off too): the shipped model in-sample, and held out — the pooled training's nested 5-fold "
+        "cross-validation, each pair scored by a model and thresholds made without it, without and with "
+        "the vetoes.",
+        "",
+        "| set | shipped, before | shipped, after | held out, before | held out, after | balanced accuracy "
+        "(shipped / held out) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in [*r["sets"], "all"]:
+        row = r["sets"].get(name)
+        hb, ha = r["held_out_before"][name], r["held_out_after"][name]
+
+        def cell(f: dict[str, Any]) -> str:
+            return f"{_pct(f['precision_entailed'])} ({f['entailed']:,})"
+
+        shipped = f"{cell(row['before'])} | {cell(row['after'])}" if row else "— | —"
+        ba = (f"{_pct(row['after']['no_abstain_balanced_accuracy'])} / " if row else "— / ") + _pct(
+            ha["no_abstain_balanced_accuracy"]
+        )
+        lines.append(f"| {name} | {shipped} | {cell(hb)} | {cell(ha)} | {ba} |")
+    lines += ["", f"Shipped model SHA-256 `{r['model_sha256'][:16]}…`."]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m bench.semantic_eval: the vetoes' section only
+    from bench.results_file import write_section
+
+    write_section(
+        "semantic-vetoes",
+        "The learned judge's vetoes: probe edits, before and after",
+        vetoes_markdown(vetoes_run()),
+    )

@@ -460,7 +460,7 @@ def test_a_learned_verdict_marks_the_unsupported_words_and_says_what_moved_it(
     assert reasons.nth(0).inner_text() == (
         "the claim's words whose first letters start a word of its best sentences: 62% (for support)"
     )
-    assert reasons.nth(1).get_attribute("class") == "against"
+    assert reasons.nth(1).get_attribute("class") == "for"  # a reason never reads backwards (learned-2)
     assert "judge undecided by a learned model (learned/sha256:" in page.inner_text("#claim-0")
     # Closed and opened again, and through "Expand all": decorated once, from the same data.
     page.click("#claim-0 button.toggle")

@@ -44,7 +44,7 @@ def test_the_shipped_model_is_json_of_this_feature_set() -> None:
 def test_judge_identity_names_the_model_digest() -> None:
     judge = make_judge("learned")
     assert isinstance(judge, LearnedJudge)
-    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-1"
+    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-2"
     same = make_judge(f"learned:{shipped_model_path()}")
     assert same.identity == judge.identity  # the same bytes are the same judge, wherever the file is
 
@@ -205,7 +205,9 @@ def test_inference_imports_no_training_library() -> None:
         "v = make_judge('learned').judge('Wells were contaminated.', [Fragment('q', 'The wells were contaminated.')]); "
         "print(sorted(m for m in ('sklearn', 'numpy', 'scipy', 'torch') if m in sys.modules), v.label)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=120
+    )
     assert out.stdout.split()[0] == "[]"
 
 
@@ -265,7 +267,7 @@ def test_a_learned_report_is_the_same_bytes_under_any_hash_seed(tmp_path: Path) 
         command = [sys.executable, "-m", "citeaudit", "check", str(case / "response.json"), "--corpus",
                    str(case / "documents.json"), "--offline", "--judge", "learned", "--out", str(out)]  # fmt: skip
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        subprocess.run(command, capture_output=True, env=env, cwd=ROOT, check=True)
+        subprocess.run(command, capture_output=True, env=env, cwd=ROOT, check=True, timeout=120)
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
     assert b'"probability"' in outputs[0]

@@ -26,6 +26,12 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         action="store_true",
         help="switch the abstention band off: every verdict on its likelier side (learned judges only)",
     )
+    parser.add_argument(
+        "--probes",
+        action="store_true",
+        help="also edit each claim to make it wrong (negated, a name replaced or swapped, a number "
+        "changed) and report per edit how often an entailed verdict survives",
+    )
     parser.set_defaults(func=run)
 
 
@@ -43,8 +49,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 f"--no-abstain needs a judge with a probability of support (learned), not {args.judge!r}"
             )
         judge = without()
-    result = evaluate(judge, load_pairs(args.dataset, args.file))
-    result = {"dataset": args.dataset, **result}
+    pairs = load_pairs(args.dataset, args.file)
+    result = {"dataset": args.dataset, **evaluate(judge, pairs)}
+    if args.probes:
+        from citeaudit.semantic.probes import probe
+
+        result["probes"] = probe(judge, pairs)
+        without = getattr(judge, "without_vetoes", None)
+        if without is not None:  # what the vetoes change: the same model on its probability alone
+            result["probes_without_vetoes"] = probe(without(), pairs)
     text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     if args.out is not None:
         write_file(args.out, text.encode("utf-8"))

@@ -168,7 +168,11 @@ FEATURE_WORDS: dict[str, tuple[str, str]] = {
     "triples_window": ("the claim's three-word runs found in its best three sentences", "share"),
     "missing_all": ("content words found nowhere in the cited text", "count"),
     "missing_window": ("content words missing from its best three sentences", "count"),
-    "missing_rare_max": ("how rare the rarest word missing from its best three sentences is (0-1)", "number"),
+    "missing_rare_max": (
+        "how rare the rarest word missing from its best three sentences is "
+        "(0 to (1 + log(1 + sentences)) / 4: above 1 past 20 sentences)",
+        "number",
+    ),
     "numbers_missing": ("numbers of the claim in no cited text", "number"),
     "has_number": ("the claim has a number", "flag"),
     "names_missing": ("the claim's names found nowhere in the cited text", "share"),

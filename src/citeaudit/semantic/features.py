@@ -39,7 +39,7 @@ from citeaudit.semantic.signals import (
     sentences,
 )
 
-__all__ = ["FEATURES", "FEATURE_SET", "PairFeatures", "featurize"]
+__all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
 
 FEATURE_SET = "lexical-1"
 
@@ -70,7 +70,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("triples_window", "share of the claim's word triples (stop words included) found in the best window"),
     ("missing_all", "log(1 + content words found nowhere in the fragments)"),
     ("missing_window", "log(1 + content words missing from the best window)"),
-    ("missing_rare_max", "the largest IDF-like weight of a word missing from the best window, over 4"),
+    (
+        "missing_rare_max",
+        "the largest IDF-like weight of a word missing from the best window, over 4: from 0 to "
+        "(1 + log(1 + evidence sentences)) / 4, so above 1 past 20 sentences",
+    ),
     (
         "numbers_missing",
         "number of the claim's numbers in no fragment (the numbers check's equivalences), at most 3",
@@ -103,6 +107,32 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("shared_sentence", "log(1 + content words the claim shares with its best sentence)"),
     ("sentence_defines", "1 when the best sentence is a definition (X is a…, refers to, known as)"),
 )
+# How each feature reads by its meaning: +1 the more of it, the more the fragments show the claim
+# (coverage, pairs found), -1 the less (words, numbers, names missing; a one-sided negation), 0 neither
+# (a size or a kind: how long the claim is, whether it has a number). A reason names a feature only
+# where its weight goes the way its meaning does (see learned.py).
+DIRECTIONS: dict[str, int] = {
+    **dict.fromkeys(
+        ("claim_terms", "has_number", "evidence_sentences", "claim_to_sentence", "sentence_defines"), 0
+    ),
+    **dict.fromkeys(
+        (
+            "missing_greedy",
+            "missing_anchored",
+            "missing_all",
+            "missing_window",
+            "missing_rare_max",
+            "numbers_missing",
+            "names_missing",
+            "negation_one_sided",
+            "absolute_added",
+            "possibility_hardened",
+            "direction_opposed",
+        ),
+        -1,
+    ),
+}
+DIRECTIONS.update({name: 1 for name, _ in FEATURES if name not in DIRECTIONS})
 _WINDOW = 3
 _CAUSE = frozenset(
     (
@@ -214,6 +244,8 @@ class PairFeatures:
     tokens: tuple[_Token, ...]
     missing: frozenset[str]  # the claim's content terms its best window lacks
     numbers_absent: tuple[NumberMention, ...]
+    names_absent: tuple[str, ...] = ()  # the claim's names (as written) found in no fragment
+    names_reversed: tuple[tuple[str, str], ...] = ()  # two names an evidence sentence has the other way round
 
     @property
     def unsupported(self) -> tuple[tuple[int, int], ...]:
@@ -248,6 +280,146 @@ def _claim_tokens(claim: str) -> list[_Token]:
     return tokens
 
 
+class NameRun(NamedTuple):
+    """A run of capitalised words of a text (``Ada Lovelace``), with where it is."""
+
+    start: int
+    end: int
+    text: str
+    stems: tuple[str, ...]  # its words, casefolded, possessive dropped, cut to the stem
+    first: bool  # it starts a sentence (its capital may be only the sentence's)
+
+
+_SENTENCE_GAP_RE = re.compile(r"[.!?]\s|[\n。！？]")
+_PASSIVE = "by"  # "B was defeated by A" says what "A defeated B" does, the names the other way round
+_PARTICIPLES = frozenset(
+    """won led held made hit beat bought caught taught found built sold told fought struck run paid said met
+    shot set put cut kept lost left brought sent spent""".split()  # noqa: SIM905 (a word list reads better)
+)
+
+
+def _passive_by(words: Sequence[str], k: int) -> bool:
+    """Word ``k`` is the "by" of a passive: after a participle ("defeated by", "won by"), not "come by"."""
+    if words[k] != _PASSIVE or k == 0:
+        return False
+    before = words[k - 1]
+    return before.endswith(("ed", "en", "wn")) or before in _PARTICIPLES
+
+
+def _name_stem(word: str) -> str:
+    word = word.casefold()
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]
+    return word[:STEM]
+
+
+def name_runs(text: str) -> tuple[NameRun, ...]:
+    """The runs of capitalised words of a text, each word separated from the next by spaces only.
+    A run made only of stop words (``The``, ``I``) is none."""
+    runs: list[NameRun] = []
+    words: list[re.Match[str]] = []
+    first = False
+
+    def close() -> None:
+        lead = 0  # leading stop words are no part of the name ("The Guardian", "In Paris")
+        while lead < len(words) and words[lead].group().casefold() in STOPWORDS:
+            lead += 1
+        stems = tuple(_name_stem(m.group()) for m in words[lead:] if m.group().casefold() not in STOPWORDS)
+        if stems:
+            start, end = words[lead].start(), words[-1].end()
+            runs.append(NameRun(start, end, text[start:end], stems, first and lead == 0))
+
+    previous_end = -1
+    for m in WORD_RE.finditer(text):
+        gap = text[max(previous_end, 0) : m.start()]
+        starts_sentence = previous_end < 0 or bool(_SENTENCE_GAP_RE.search(gap))
+        previous_end = m.end()
+        capital = m.group()[0].isupper()
+        if words and (not capital or gap.strip(" ") or starts_sentence):
+            close()
+            words = []
+        if capital:
+            if not words:
+                first = starts_sentence
+            words.append(m)
+    if words:
+        close()
+    return tuple(runs)
+
+
+def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The claim's names found in no fragment (a name: a run of capitalised words that does not start a
+    sentence; found when one fragment has all its words), and the pairs of names that every evidence
+    sentence holding both, capitalised, has the other way round ("by" after a participle between them
+    on one side only turns the order round: "B was defeated by A" is "A defeated B")."""
+    if not claim.names:
+        return (), ()
+    wanted = {stem for run in claim.names for stem in run.stems}
+    where: dict[str, set[int]] = {}  # name word -> the evidence sentences that have it
+    for j, words in enumerate(ev.words):
+        for token in words.tokens:
+            stem = _name_stem(token)
+            if stem in wanted:
+                where.setdefault(stem, set()).add(j)
+
+    def fragments_with(run: NameRun) -> set[int]:
+        owners = [{ev.owner[j] for j in where.get(stem, ())} for stem in run.stems]
+        return set.intersection(*owners)
+
+    found_in = {run: fragments_with(run) for run in claim.names}
+    absent = tuple(dict.fromkeys(run.text for run, at in found_in.items() if not at and not run.first))
+    distinct = list({run.stems: run for run, at in found_in.items() if at}.values())
+    if len(distinct) < 2:
+        return absent, ()
+    read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
+
+    def sentence(j: int) -> tuple[list[tuple[bool, str]], list[str]]:
+        if j not in read:  # only the sentences that hold two names are read again, with their capitals
+            raw = WORD_RE.findall(ev.texts[j])
+            read[j] = ([(w[0].isupper(), _name_stem(w)) for w in raw], [w.casefold() for w in raw])
+        return read[j]
+
+    claim_raw = list(WORD_RE.finditer(claim.text))
+    claim_folded = [m.group().casefold() for m in claim_raw]
+    reversed_pairs: list[tuple[str, str]] = []
+    for a, b in itertools.combinations(distinct, 2):  # in the claim's order
+        if set(a.stems) & set(b.stems):
+            continue
+        claim_by = any(
+            _passive_by(claim_folded, k)
+            for k, m in enumerate(claim_raw)
+            if a.end <= m.start() and m.end() <= b.start
+        )
+        both = set.intersection(*(where[stem] for stem in (*a.stems, *b.stems)))
+        together = consistent = False
+        for j in sorted(both):
+            tokens, folded = sentence(j)
+            at_a, at_b = _name_at(tokens, a), _name_at(tokens, b)
+            if not at_a or not at_b:
+                continue
+            together = True
+            consistent = any(
+                (i < k) == (any(_passive_by(folded, t) for t in range(min(i, k), max(i, k))) == claim_by)
+                for i in at_a
+                for k in at_b
+            )
+            if consistent:
+                break
+        if together and not consistent:
+            reversed_pairs.append((a.text, b.text))
+    return absent, tuple(reversed_pairs)
+
+
+def _name_at(tokens: Sequence[tuple[bool, str]], run: NameRun) -> list[int]:
+    """Where a sentence has a name (the word indices of its last word, capitalised), when it has all
+    of the name's words capitalised; empty when it has not."""
+    capitals = {stem for upper, stem in tokens if upper}
+    if not set(run.stems) <= capitals:
+        return []
+    last = run.stems[-1]
+    return [k for k, (upper, stem) in enumerate(tokens) if upper and stem == last]
+
+
 def _sentence_terms(words: Words) -> list[str]:
     """The content terms of a sentence in order (Han runs as bigrams)."""
     if words.folded.isascii():  # the common case, in one pass
@@ -259,6 +431,16 @@ def _sentence_terms(words: Words) -> list[str]:
         elif word not in STOPWORDS and (len(word) >= 3 or word.isdigit()):
             out.append(word[:STEM])
     return out
+
+
+def _negations(words: Words) -> int:
+    """How many negation cues a text has (each occurrence)."""
+    count = sum(1 for token in words.tokens if token in NEGATION_CUES.words)
+    if NEGATION_CUES.phrases is not None:
+        count += sum(1 for _ in NEGATION_CUES.phrases.finditer(words.folded))
+    if not words.folded.isascii():
+        count += sum(words.folded.count(cue) for cue in NEGATION_CUES.han)
+    return count
 
 
 def _number_values(text: str) -> set[Decimal]:
@@ -274,6 +456,7 @@ class _Evidence:
 
     def __init__(self, fragments: Sequence[Fragment]) -> None:
         self.words: list[Words] = []
+        self.texts: list[str] = []
         self.owner: list[int] = []  # fragment index of each sentence
         self.terms: list[set[str]] = []
         self.sequence: list[list[str]] = []
@@ -282,6 +465,7 @@ class _Evidence:
                 words = Words.of(sentence)
                 sequence = _sentence_terms(words)
                 self.words.append(words)
+                self.texts.append(sentence)
                 self.owner.append(index)
                 self.sequence.append(sequence)
                 self.terms.append(set(sequence))
@@ -304,6 +488,8 @@ class _Claim:
     absolutes: frozenset[str]
     hedged: bool
     word_set: frozenset[str]
+    text: str
+    names: tuple[NameRun, ...]
 
 
 @lru_cache(maxsize=4096)
@@ -325,6 +511,8 @@ def _claim(claim: str) -> _Claim:
         absolutes=frozenset(ABSOLUTE_CUES.find(words)),
         hedged=bool(HEDGE_CUES.find(words)),
         word_set=frozenset(words.tokens),
+        text=claim,
+        names=name_runs(claim),
     )
 
 
@@ -436,6 +624,18 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         )
         if raised
     )
+    names_absent, names_reversed = _names(side, ev)
+    # Both negated, the claim more often ("had no idea" -> "had not no idea"): a negation added.
+    added = side.negated and not negation and _negations(side.words) > _negations(best_words)
+    signals += tuple(
+        code
+        for code, raised in (
+            ("S_NEGATION_ADDED", added),
+            ("S_NAME_ABSENT", bool(names_absent)),
+            ("S_NAMES_REVERSED", bool(names_reversed)),
+        )
+        if raised
+    )
 
     best_len = len(best_words.tokens)
     soft_claim = side.soft
@@ -490,7 +690,15 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     )
     relied = tuple(dict.fromkeys(fragments[ev.owner[j]].citation_id for j in window))
     return PairFeatures(
-        values, relied, signals, claim, tokens, frozenset(missing_window), tuple(absent_numbers)
+        values,
+        relied,
+        signals,
+        claim,
+        tokens,
+        frozenset(missing_window),
+        tuple(absent_numbers),
+        names_absent,
+        names_reversed,
     )
 
 

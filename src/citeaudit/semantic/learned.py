@@ -29,26 +29,53 @@ from typing import Any
 
 from citeaudit.errors import ConfigError
 from citeaudit.semantic.base import BaseJudge
-from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
+from citeaudit.semantic.features import DIRECTIONS, FEATURE_SET, FEATURES, PairFeatures, featurize
 from citeaudit.semantic.interface import Fragment, JudgeIdentity, Verdict
 
 __all__ = [
     "MAX_MODEL_BYTES",
     "MODEL_FORMAT",
     "MODEL_VERSION",
+    "VETOES",
     "LearnedJudge",
     "LearnedModel",
     "load_model",
     "model_bytes",
     "parse_model",
     "shipped_model_path",
+    "vetoes_of",
 ]
 
 MODEL_FORMAT = "citeaudit-learned-judge"
 MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
-PROMPT_VERSION = "learned-1"
+PROMPT_VERSION = "learned-2"  # 2: the vetoes
 _REASONS = 3
+
+#: Signals that each show a reader the claim says something its fragments do not, whatever the words
+#: they share: a claim raising one is never ``entailed`` (it is ``unknown``, or ``insufficient`` where
+#: the probability says so), and the verdict's reason names it.
+VETOES: tuple[str, ...] = (
+    "S_NEGATION_ONE_SIDED",  # the claim or its best sentence is negated, the other not
+    "S_NEGATION_ADDED",  # both are, the claim more often
+    "S_NUMBER_ABSENT",  # a number of the claim is in no fragment
+    "S_LOW_COVERAGE",  # under half the claim's content words are in the fragments
+    "S_NAME_ABSENT",  # a name of the claim (capitalised words, not a sentence's first) is in no fragment
+    "S_NAMES_REVERSED",  # two names that every sentence holding both has the other way round
+)
+
+
+def vetoes_of(found: PairFeatures) -> tuple[str, ...]:
+    """The vetoes a claim raises against its fragments, each with what raised it."""
+    details = {
+        "S_NEGATION_ONE_SIDED": "negated on one side only",
+        "S_NEGATION_ADDED": "more negations than its best sentence",
+        "S_NUMBER_ABSENT": ", ".join(m.text for m in found.numbers_absent),
+        "S_LOW_COVERAGE": f"content words found {found.values[1]:.2f}",
+        "S_NAME_ABSENT": ", ".join(found.names_absent),
+        "S_NAMES_REVERSED": ", ".join(f"{a} / {b}" for a, b in found.names_reversed),
+    }
+    return tuple(f"{code} ({details[code]})" for code in VETOES if code in found.signals)
 
 
 def shipped_model_path() -> Path:
@@ -203,11 +230,17 @@ class LearnedJudge(BaseJudge):
 
     PER_CLAIM = True
 
-    def __init__(self, model: LearnedModel, *, abstain: bool = True) -> None:
+    def __init__(self, model: LearnedModel, *, abstain: bool = True, vetoes: bool = True) -> None:
         version = PROMPT_VERSION if abstain else f"{PROMPT_VERSION}-no-abstain"
+        version = version if vetoes else f"{version}-no-vetoes"
         super().__init__(JudgeIdentity("learned", f"sha256:{model.digest[:16]}", version))
         self._model = model
         self._abstain = abstain
+        self._vetoes = vetoes
+        self._readable = [
+            DIRECTIONS[name] == 0 or DIRECTIONS[name] * weight > 0
+            for name, weight in zip(model.features, model.weights, strict=True)
+        ]
 
     @property
     def model(self) -> LearnedModel:
@@ -217,7 +250,12 @@ class LearnedJudge(BaseJudge):
         """The same model with the band switched off: every verdict on its likelier side
         (``entailed`` when the balanced odds favour support), for comparison with
         published checkers."""
-        return LearnedJudge(self._model, abstain=False)
+        return LearnedJudge(self._model, abstain=False, vetoes=self._vetoes)
+
+    def without_vetoes(self) -> LearnedJudge:
+        """The same model with the vetoes switched off: what the probability alone says (to measure
+        what the vetoes change; ``citeaudit eval --probes`` reports both)."""
+        return LearnedJudge(self._model, abstain=self._abstain, vetoes=False)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         if not fragments:
@@ -225,20 +263,21 @@ class LearnedJudge(BaseJudge):
         found = featurize(claim, fragments)
         logit, parts = self._model.score(found.values)
         probability = self._model.probability(logit)
+        # A veto is an abstention: with the band switched off (a measurement for comparison with
+        # published checkers, never an audit) every verdict goes to its likelier side, vetoes too.
+        vetoes = vetoes_of(found) if self._vetoes and self._abstain else ()
         if not self._abstain:
             label = "entailed" if logit >= 0 else "insufficient"
         elif probability >= self._model.upper:
-            label = "entailed"
+            label = "unknown" if vetoes else "entailed"
         elif probability <= self._model.lower:
             label = "insufficient"
         else:
             label = "unknown"
-        sizes = [abs(part) for part in parts]
-        top = heapq.nlargest(_REASONS, range(len(parts)), key=sizes.__getitem__)  # ties: the earlier feature
         reason = "; ".join(
-            f"{self._model.features[i]}={found.values[i]:.2f} ({_signed(parts[i])})" for i in top
+            [*(f"veto {v}: never entailed" for v in vetoes), self._reason(found.values, parts)]
         )
-        spans = () if label == "entailed" else found.unsupported
+        spans = found.unsupported
         return Verdict(
             label,  # type: ignore[arg-type]
             self._identity,
@@ -250,3 +289,12 @@ class LearnedJudge(BaseJudge):
             reason=reason,
             unsupported_spans=spans,
         )
+
+    def _reason(self, values: Sequence[float], parts: Sequence[float]) -> str:
+        """The features that moved the probability most, among those whose weight goes the way their
+        meaning does (a feature whose weight runs against it, because it moves with others, would read
+        backwards: "high coverage, against support"), each as ``NAME=VALUE (+CONTRIBUTION)``."""
+        model = self._model
+        sizes = [abs(part) if self._readable[i] else -1.0 for i, part in enumerate(parts)]
+        top = [i for i in heapq.nlargest(_REASONS, range(len(parts)), key=sizes.__getitem__) if sizes[i] >= 0]
+        return "; ".join(f"{model.features[i]}={values[i]:.2f} ({_signed(parts[i])})" for i in top)

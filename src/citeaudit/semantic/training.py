@@ -21,7 +21,8 @@ How a model is made:
    the training data that gets at least 20 such verdicts, not only overall;
 4. the figures printed (and kept in the file) are those of a nested
    cross-validation: each fold scored by a model and thresholds made without
-   it, exactly as above.
+   it, exactly as above, and with the judge's vetoes (a claim raising one is
+   never ``entailed``), so they are what the judge gives.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from citeaudit.errors import ConfigError
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.evaluate import binary_metrics, metrics
 from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
-from citeaudit.semantic.learned import MODEL_FORMAT, MODEL_VERSION, PROMPT_VERSION
+from citeaudit.semantic.learned import MODEL_FORMAT, MODEL_VERSION, PROMPT_VERSION, vetoes_of
 
 __all__ = ["MARGIN", "MIN_VERDICTS", "TrainingSet", "train_model"]
 
@@ -167,7 +168,9 @@ class _Data:
         self.pairs = [pair for _, pair in items]
         self.y = [1 if p.gold == "entailed" else 0 for p in self.pairs]
         self.groups = [f"{name}\x1d{p.claim.casefold().strip()}" for name, p in items]
-        self.x = np.array([featurize(p.claim, p.fragments).values for p in self.pairs], dtype=float)
+        found = [featurize(p.claim, p.fragments) for p in self.pairs]
+        self.x = np.array([f.values for f in found], dtype=float)
+        self.vetoed = [bool(vetoes_of(f)) for f in found]  # never entailed, whatever the probability
 
 
 def _sigmoid(z: float) -> float:
@@ -241,8 +244,12 @@ def _figures(gold: list[str], banded: list[str], forced: list[str]) -> dict[str,
     }
 
 
-def train_model(sets: Sequence[TrainingSet], *, target_precision: float = 0.8) -> dict[str, Any]:
-    """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`)."""
+def train_model(
+    sets: Sequence[TrainingSet], *, target_precision: float = 0.8, vetoes: bool = True
+) -> dict[str, Any]:
+    """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`). Its
+    cross-validated figures are those of the judge as it runs, vetoes included (``vetoes=False``: of
+    the probability alone, to measure what they change)."""
     if not 0.5 <= target_precision < 1.0:
         raise ConfigError(f"--target-precision must be at least 0.5 and below 1, got {target_precision}")
     fitter = _Fitter()
@@ -272,6 +279,8 @@ def train_model(sets: Sequence[TrainingSet], *, target_precision: float = 0.8) -
         logits, probs = _apply(model, data.x[held], np)
         for i, z, p in zip(held, logits, probs, strict=True):
             banded[i] = _label(p, model["thresholds"])
+            if vetoes and data.vetoed[i] and banded[i] == "entailed":
+                banded[i] = "unknown"  # as the judge does (a veto abstains; --no-abstain has none)
             forced[i] = "entailed" if z >= 0 else "insufficient"
     cv: dict[str, Any] = {"all": _figures(gold, banded, forced)}
     for name in sorted(set(data.names)):

@@ -1,0 +1,162 @@
+"""Probes: edits that make a supported claim wrong while keeping nearly all of its words, and how
+often a judge's ``entailed`` survives them (``citeaudit eval --probes``).
+
+Each edit is deterministic and made only where it applies:
+
+- ``not``: "not" after the claim's first auxiliary (is, was, has, can, …);
+- ``never``: "never" in the same place;
+- ``name_replaced``: a name of the claim that the evidence contains (a run of capitalised words that
+  does not start a sentence) replaced by a name from another claim of the set that no fragment has;
+- ``names_swapped``: two names of the claim, both in the evidence capitalised and with a word between
+  them (not "TCP/IP", not an abbreviation beside its expansion), swapped;
+- ``number_changed``: a number of the claim that the evidence contains changed to one it does not.
+
+Survival is the share of the pairs the judge calls ``entailed`` unedited that it still calls
+``entailed`` after the edit. A judge a reader could trust keeps it near zero: each edited claim says
+something its evidence does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from citeaudit.checks.numbers import extract_numbers
+from citeaudit.semantic.datasets import Pair
+from citeaudit.semantic.features import NameRun, name_runs
+from citeaudit.semantic.interface import Judge
+from citeaudit.semantic.signals import WORD_RE
+
+__all__ = ["EDITS", "edit_claim", "probe"]
+
+EDITS = ("not", "never", "name_replaced", "names_swapped", "number_changed")
+_AUXILIARY = frozenset(
+    "is are was were has have had can could will would shall should may might must does do did".split()  # noqa: SIM905
+)
+_BATCH = 64
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def _stems(text: str) -> set[str]:
+    return {re.sub(r"['’]s$", "", w.casefold())[:5] for w in WORD_RE.findall(text)}
+
+
+def _capital_stems(text: str) -> set[str]:
+    return {re.sub(r"['’]s$", "", w.casefold())[:5] for w in WORD_RE.findall(text) if w[0].isupper()}
+
+
+def _negate(claim: str, word: str) -> str | None:
+    for m in WORD_RE.finditer(claim):
+        if m.group().casefold() in _AUXILIARY:
+            following = claim[m.end() :].lstrip()
+            if following.casefold().startswith(("not ", "n't", "never ")):
+                return None  # already negated here
+            return f"{claim[: m.end()]} {word}{claim[m.end() :]}"
+    return None
+
+
+def _evidence_names(claim: str, evidence: str) -> list[NameRun]:
+    """The claim's names that the evidence has, every word capitalised."""
+    capitals = _capital_stems(evidence)
+    # A single letter ("C" of 20°C) is no name.
+    return [run for run in name_runs(claim) if set(run.stems) <= capitals and len("".join(run.stems)) > 1]
+
+
+def _replace_name(claim: str, evidence: str, pool: Sequence[str]) -> str | None:
+    runs = [run for run in _evidence_names(claim, evidence) if not run.first]
+    if not runs or not pool:
+        return None
+    run = runs[_digest(claim) % len(runs)]
+    have = _stems(evidence) | _stems(claim)
+    start = _digest(claim + "\x1f" + run.text) % len(pool)
+    for k in range(len(pool)):
+        other = pool[(start + k) % len(pool)]
+        if not _stems(other) & have:
+            return claim[: run.start] + other + claim[run.end :]
+    return None
+
+
+def _swap_names(claim: str, evidence: str) -> str | None:
+    runs = _evidence_names(claim, evidence)
+    for i, a in enumerate(runs):
+        for b in runs[i + 1 :]:
+            if set(a.stems) & set(b.stems) or not WORD_RE.search(claim[a.end : b.start]):
+                continue  # the same name, or two names of one thing ("UBI (Universal Basic Income)")
+            return claim[: a.start] + b.text + claim[a.end : b.start] + a.text + claim[b.end :]
+    return None
+
+
+def _change_number(claim: str, evidence: str) -> str | None:
+    have = {v for m in extract_numbers(evidence) for r in m.readings for v in r}
+    for mention in extract_numbers(claim):
+        if not any(r <= have for r in mention.readings):
+            continue  # only a number the evidence has: changing it makes the claim wrong
+        at = claim.find(mention.text)
+        digits = [k for k, ch in enumerate(mention.text) if ch.isdigit()]
+        if at < 0 or not digits:
+            continue
+        last = digits[-1]
+        for step in range(1, 10):
+            new_digit = str((int(mention.text[last]) + step) % 10)
+            text = mention.text[:last] + new_digit + mention.text[last + 1 :]
+            edited = claim[:at] + text + claim[at + len(mention.text) :]
+            changed = [m for m in extract_numbers(edited) if m.text == text]
+            if changed and not any(r <= have for m in changed for r in m.readings):
+                return edited
+    return None
+
+
+def edit_claim(edit: str, claim: str, evidence: str, pool: Sequence[str] = ()) -> str | None:
+    """The claim with one edit made, or None where it does not apply. ``pool``: names to replace with."""
+    makers: dict[str, Callable[[], str | None]] = {
+        "not": lambda: _negate(claim, "not"),
+        "never": lambda: _negate(claim, "never"),
+        "name_replaced": lambda: _replace_name(claim, evidence, pool),
+        "names_swapped": lambda: _swap_names(claim, evidence),
+        "number_changed": lambda: _change_number(claim, evidence),
+    }
+    if edit not in makers:
+        raise ValueError(f"unknown probe edit {edit!r}")
+    edited = makers[edit]()
+    return None if edited == claim else edited
+
+
+def _labels(judge: Judge, pairs: Sequence[Pair]) -> list[str]:
+    out: list[str] = []
+    for at in range(0, len(pairs), _BATCH):
+        chunk = pairs[at : at + _BATCH]
+        out += [v.label for v in judge.judge_many([(p.claim, p.fragments) for p in chunk])]
+    return out
+
+
+def probe(judge: Judge, pairs: Sequence[Pair]) -> dict[str, Any]:
+    """Per edit: the pairs it applies to, those of them the judge calls ``entailed`` unedited, how
+    many of those stay ``entailed`` edited, and that share (None where the judge said none)."""
+    pool = sorted({run.text for p in pairs for run in name_runs(p.claim) if not run.first})
+    before = _labels(judge, pairs)
+    out: dict[str, Any] = {}
+    for edit in EDITS:
+        edited: list[Pair] = []
+        was: list[str] = []
+        for pair, label in zip(pairs, before, strict=True):
+            evidence = "\n".join(f.text for f in pair.fragments)
+            claim = edit_claim(edit, pair.claim, evidence, pool)
+            if claim is not None:
+                edited.append(replace(pair, claim=claim))
+                was.append(label)
+        after = _labels(judge, edited)
+        entailed = sum(1 for w in was if w == "entailed")
+        kept = sum(1 for w, a in zip(was, after, strict=True) if w == "entailed" and a == "entailed")
+        out[edit] = {
+            "applied": len(edited),
+            "entailed_before": entailed,
+            "entailed_after": kept,
+            "survival": round(kept / entailed, 4) if entailed else None,
+        }
+    return out

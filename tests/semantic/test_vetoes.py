@@ -1,0 +1,271 @@
+"""The learned judge's vetoes: a claim that a reader would catch as wrong (negated, a name its source
+does not have, two names the wrong way round, a number changed) is never ``entailed``, whatever words
+it shares with its source, and an answer made only of such claims is never accepted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.semantic.datasets import Pair, load_pairs
+from citeaudit.semantic.factory import make_judge
+from citeaudit.semantic.features import featurize, name_runs
+from citeaudit.semantic.interface import Fragment
+from citeaudit.semantic.learned import VETOES, LearnedJudge
+from citeaudit.semantic.probes import EDITS, edit_claim, probe
+from tests.conftest import run_cli, shared_data
+
+_DOCUMENT = (
+    "Harbour works report. The council has approved the new bridge over the Tamar River. "
+    "Alice Moreau defeated Jonas Berg in the final of the design competition. "
+    "The winning design was drawn by Maria Lopez of Plymouth. "
+    "Construction will cost 42 million pounds and take three years."
+)
+# Each claim quotes its source verbatim; the claim's own words are wrong.
+_WRONG = {
+    "c1": ("The council has not approved the new bridge over the Tamar River.",
+           "The council has approved the new bridge over the Tamar River."),
+    "c2": ("Jonas Berg defeated Alice Moreau in the final of the design competition.",
+           "Alice Moreau defeated Jonas Berg in the final of the design competition."),
+    "c3": ("In the final of the design competition, Jonas Berg defeated Alice Moreau.",
+           "Alice Moreau defeated Jonas Berg in the final of the design competition."),
+    "c4": ("The winning design was drawn by Peter Novak of Plymouth.",
+           "The winning design was drawn by Maria Lopez of Plymouth."),
+}  # fmt: skip
+_RIGHT = {
+    "c1": "The council has approved the new bridge over the Tamar River.",
+    "c2": "Alice Moreau defeated Jonas Berg in the final of the design competition.",
+    "c3": "In the final of the design competition, Alice Moreau defeated Jonas Berg.",
+    "c4": "The winning design was drawn by Maria Lopez of Plymouth.",
+}
+
+
+def _case(tmp_path: Path, claims: dict[str, tuple[str, str]]) -> tuple[Path, Path]:
+    citations: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for n, (claim_id, (text, quote)) in enumerate(claims.items(), start=1):
+        start = _DOCUMENT.index(quote)
+        citations.append({"id": f"q{n}", "document_id": "harbour", "document_version": "2026-03",
+                          "start": start, "end": start + len(quote), "quote": quote})  # fmt: skip
+        rows.append({"id": claim_id, "text": text, "citation_ids": [f"q{n}"]})
+    response = {"answer": " ".join(str(r["text"]) for r in rows), "claims": rows, "citations": citations}
+    documents = {"harbour": {"version": "2026-03", "text": _DOCUMENT}}
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "response.json").write_text(json.dumps(response), "utf-8")
+    (tmp_path / "documents.json").write_text(json.dumps(documents), "utf-8")
+    return tmp_path / "response.json", tmp_path / "documents.json"
+
+
+def _check(tmp_path: Path, claims: dict[str, tuple[str, str]]) -> tuple[int, str, dict[str, Any]]:
+    response, documents = _case(tmp_path, claims)
+    out = tmp_path / "report.json"
+    result = run_cli("check", response, "--corpus", documents, "--offline", "--judge", "learned",
+                     "--fail-on", "decision", "--out", out)  # fmt: skip
+    return result.code, result.stderr, json.loads(out.read_text("utf-8"))
+
+
+def test_an_answer_made_only_of_wrong_claims_is_never_accepted(tmp_path: Path) -> None:
+    code, stderr, report = _check(tmp_path / "wrong", _WRONG)
+    verdicts = {c["id"]: c["verdict"] for c in report["claims"]}
+    assert all(c["findings"] == [] for c in report["claims"] if "findings" in c)  # every quote is verbatim
+    assert set(verdicts) == set(_WRONG)
+    assert all(v is not None for v in verdicts.values())
+    assert report["decision"] != "accept"
+    assert "decision=accept" not in stderr
+    assert code != 0  # --fail-on decision: a decision other than accept fails the run
+    assert not any(v["label"] == "entailed" for v in verdicts.values())
+    expected = {"c1": "S_NEGATION_ONE_SIDED", "c2": "S_NAMES_REVERSED", "c3": "S_NAMES_REVERSED",
+                "c4": "S_NAME_ABSENT"}  # fmt: skip
+    for claim_id, code_name in expected.items():
+        verdict = verdicts[claim_id]
+        assert code_name in verdict["signals"], claim_id
+        assert f"veto {code_name} (" in verdict["reason"], claim_id  # the report names the veto
+
+
+def test_the_same_answer_told_right_is_accepted(tmp_path: Path) -> None:
+    """The contrast that makes the test above mean something: the same words, the right way round."""
+    code, _, report = _check(tmp_path / "right", {k: (v, _WRONG[k][1]) for k, v in _RIGHT.items()})
+    assert [c["verdict"]["label"] for c in report["claims"]] == ["entailed"] * 4
+    assert all(not c["verdict"]["signals"] for c in report["claims"])
+    assert report["decision"] == "accept"
+    assert code == 0
+
+
+def test_without_vetoes_the_model_alone_would_say_entailed() -> None:
+    """Each wrong claim gets past the probability: only the veto stops it."""
+    judge = make_judge("learned")
+    assert isinstance(judge, LearnedJudge)
+    bare = judge.without_vetoes()
+    for claim_id, (text, quote) in _WRONG.items():
+        if claim_id != "c4":  # a name replaced: the probability alone already keeps it out of entailed
+            assert bare.judge(text, [Fragment("q", quote)]).label == "entailed", text
+        assert judge.judge(text, [Fragment("q", quote)]).label == "unknown", text
+
+
+@pytest.mark.parametrize(
+    ("claim", "fragment", "veto"),
+    [
+        ("The wells were not contaminated with arsenic in 2019.",
+         "The wells were contaminated with arsenic in 2019.", "S_NEGATION_ONE_SIDED"),
+        ("In 2019 the wells had no arsenic and were not tested again.",
+         "In 2019 the wells had no arsenic and were tested again.", "S_NEGATION_ADDED"),
+        ("The wells were contaminated with arsenic in 2018.",
+         "The wells were contaminated with arsenic in 2019.", "S_NUMBER_ABSENT"),
+        ("In the town, Mayor Tom Brown closed the contaminated wells in 2019.",
+         "In the town, Mayor Jane Smith closed the contaminated wells in 2019.", "S_NAME_ABSENT"),
+        ("In the town, Smith was beaten by Jones at the well.",
+         "In the town, Jones was beaten by Smith at the well.", "S_NAMES_REVERSED"),
+        ("Coastal villages polluted groundwater with fertiliser runoff from farms.",
+         "The wells were contaminated with arsenic in 2019.", "S_LOW_COVERAGE"),
+    ],
+)  # fmt: skip
+def test_each_veto_is_named_and_the_verdict_is_never_entailed(claim: str, fragment: str, veto: str) -> None:
+    judge = make_judge("learned")
+    verdict = judge.judge(claim, [Fragment("q", fragment)])
+    assert veto in verdict.signals
+    assert verdict.label in ("unknown", "insufficient")
+    assert verdict.reason is not None
+    assert f"veto {veto} (" in verdict.reason
+    assert veto in VETOES
+
+
+def test_names_told_the_other_way_round_in_the_passive_are_no_veto() -> None:
+    found = featurize(
+        "In the town, Jones was beaten by Smith.", [Fragment("q", "In the town, Smith beat Jones.")]
+    )
+    assert found.names_reversed == ()
+    swapped = featurize(
+        "In the town, Smith was beaten by Jones.", [Fragment("q", "In the town, Smith beat Jones.")]
+    )
+    assert swapped.names_reversed == (("Smith", "Jones"),)
+    come_by = "While all of Young's wins have come by knockout, Kedzie has never been stopped."
+    assert featurize("Later, Young faced Kedzie.", [Fragment("q", come_by)]).names_reversed == ()
+    assert featurize("Later, Kedzie faced Young.", [Fragment("q", come_by)]).names_reversed == (
+        ("Kedzie", "Young"),
+    )
+
+
+def test_a_name_is_a_run_of_capitals_that_does_not_start_a_sentence() -> None:
+    runs = name_runs("Obama met John McCain. Then Biden's team won in New York; The Guardian said so.")
+    assert [(r.text, r.first) for r in runs] == [
+        ("Obama", True), ("John McCain", False), ("Biden's", False), ("New York", False), ("Guardian", False)
+    ]  # fmt: skip
+    found = featurize("In 2020, Obama met John McCain.", [Fragment("q", "McCain, John, met Obama in 2020.")])
+    assert found.names_absent == ()  # every word of the name is in one fragment
+    assert featurize(
+        "In 2020, Obama met John McCain.", [Fragment("q", "Obama met McCain in 2020.")]
+    ).names_absent == ("John McCain",)  # one word of a name missing is the name missing
+    other = [Fragment("q", "Obama met officials in 2020."), Fragment("r", "John McCain spoke.")]
+    assert featurize("In 2020, Obama met John McCain.", other).names_absent == ()
+
+
+def test_every_verdict_shows_its_signals_and_unsupported_words() -> None:
+    judge = make_judge("learned")
+    source = "A county survey found that 40 percent of the wells were contaminated with arsenic in 2019."
+    verdict = judge.judge(
+        "The survey found that 40 percent of the wells were contaminated.", [Fragment("q", source)]
+    )
+    assert verdict.label == "entailed"
+    with_extra = judge.judge(
+        "The county survey found that 40 percent of the shallow wells were contaminated with arsenic in 2019.",
+        [Fragment("q", source)],
+    )
+    assert with_extra.label == "entailed"
+    assert with_extra.unsupported == ("shallow",)  # shown on an entailed verdict too
+
+
+def test_a_reason_never_reads_backwards() -> None:
+    """No feature is named whose weight runs against its meaning (coverage pulling against support)."""
+    from citeaudit.semantic.features import DIRECTIONS
+
+    judge = make_judge("learned")
+    assert isinstance(judge, LearnedJudge)
+    weights = dict(zip(judge.model.features, judge.model.weights, strict=True))
+    backwards = {n for n, w in weights.items() if DIRECTIONS[n] * w < 0}
+    assert backwards  # the shipped model has such weights: the test can fail
+    pairs = load_pairs("wice", shared_data("semantic", "wice", "entailment_retrieval_claim", "dev.jsonl"))[
+        :40
+    ]
+    for verdict in judge.judge_many([(p.claim, p.fragments) for p in pairs]):
+        assert verdict.reason is not None
+        named = {part.split("=")[0] for part in verdict.reason.split("; ") if "=" in part}
+        assert named
+        assert not named & backwards
+
+
+def _pairs() -> list[Pair]:
+    return [
+        Pair("p1", "The council has approved the new bridge over the Tamar River.",
+             (Fragment("q", _DOCUMENT),), "entailed"),
+        Pair("p2", "Alice Moreau defeated Jonas Berg in the final of the design competition.",
+             (Fragment("q", _DOCUMENT),), "entailed"),
+        Pair("p3", "Construction will cost 42 million pounds.", (Fragment("q", _DOCUMENT),), "entailed"),
+        Pair("p4", "The winning design was drawn by Maria Lopez of Plymouth.",
+             (Fragment("q", _DOCUMENT),), "entailed"),
+    ]  # fmt: skip
+
+
+def test_probe_edits_make_each_claim_wrong_and_leave_the_rest() -> None:
+    evidence = _DOCUMENT
+    claim = "Alice Moreau defeated Jonas Berg in the final, which will cost 42 million pounds."
+    pool = ["Peter Novak", "Maria Lopez"]
+    assert edit_claim("not", "Alice Moreau defeated Jonas Berg.", evidence) is None  # no auxiliary
+    assert edit_claim("not", claim, evidence) == (
+        "Alice Moreau defeated Jonas Berg in the final, which will not cost 42 million pounds."
+    )
+    assert edit_claim("not", "The council has approved it.", evidence) == "The council has not approved it."
+    assert (
+        edit_claim("never", "The council has approved it.", evidence) == "The council has never approved it."
+    )
+    assert edit_claim("names_swapped", claim, evidence) == (
+        "Jonas Berg defeated Alice Moreau in the final, which will cost 42 million pounds."
+    )
+    replaced = edit_claim("name_replaced", claim, evidence, pool)
+    assert replaced is not None
+    assert "Peter Novak" in replaced
+    assert edit_claim("number_changed", claim, evidence) == (
+        "Alice Moreau defeated Jonas Berg in the final, which will cost 43 million pounds."
+    )
+    assert (
+        edit_claim(
+            "names_swapped", "UBI (Universal Basic Income) helps.", "UBI means Universal Basic Income."
+        )
+        is None
+    )
+    with pytest.raises(ValueError, match="unknown probe edit"):
+        edit_claim("shuffle", claim, evidence)
+
+
+def test_probes_count_what_survives_with_and_without_vetoes() -> None:
+    judge = make_judge("learned")
+    assert isinstance(judge, LearnedJudge)
+    pairs = _pairs()
+    with_vetoes, without = probe(judge, pairs), probe(judge.without_vetoes(), pairs)
+    assert set(with_vetoes) == set(EDITS)
+    for edit in EDITS:
+        row = with_vetoes[edit]
+        assert row["entailed_after"] <= row["entailed_before"] <= row["applied"]
+        assert row["entailed_after"] == 0, edit
+    assert sum(r["entailed_after"] for r in without.values()) > 0  # the model alone lets some through
+
+
+def test_eval_probes_from_the_cli(tmp_path: Path) -> None:
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"claim": p.claim, "fragments": [_DOCUMENT], "label": "supported"}) + "\n"
+            for p in _pairs()
+        ),
+        "utf-8",
+    )
+    result = run_cli("eval", "--dataset", "labelled", data, "--judge", "learned", "--probes")
+    assert result.code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert set(out["probes"]) == set(EDITS) == set(out["probes_without_vetoes"])
+    assert out["probes"]["not"]["entailed_before"] >= 1
+    assert out["probes"]["not"]["survival"] == 0.0
+    plain = json.loads(run_cli("eval", "--dataset", "labelled", data, "--judge", "learned").stdout)
+    assert "probes" not in plain
