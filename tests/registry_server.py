@@ -12,6 +12,8 @@ Routes (each under its own path prefix, so one server stands in for all):
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
 rewritten, in any case); the benchmark uses it to repeat the records under distinct DOIs.
+``redirects`` send a DOI's request on to another DOI's on the same route (301), as a registry
+does for a DOI merged into another.
 A prefix with no recorded agency answer has the agency of the records it re-serves.
 
 Faults (``fault(route or DOI, ...)``, served in order): ``429``, ``500``, ``503`` (with
@@ -32,7 +34,7 @@ from collections import defaultdict, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
 __all__ = ["RegistryServer"]
@@ -112,6 +114,7 @@ class RegistryServer:
         self.data = _Data(data_root)
         self.latency = latency
         self.aliases: dict[str, str] = {}
+        self.redirects: dict[str, str] = {}  # DOI → the DOI its requests are sent on to
         self.faults: dict[str, deque[str]] = defaultdict(deque)  # route or DOI → faults to serve, in order
         self.log: list[tuple[str, int]] = []  # (path, status) of every request
         self.enforce_limits = True
@@ -294,6 +297,12 @@ class RegistryServer:
                     limit, interval, concurrency = LIMITS[route]
                     headers = {"X-Rate-Limit-Limit": str(limit), "X-Rate-Limit-Interval": f"{interval:g}s",
                                "X-Concurrency-Limit": str(concurrency)}  # fmt: skip
+                moved = server.redirects.get(doi) if doi else None
+                if moved is not None:
+                    server.log.append((path, 301))
+                    target = path[: len(path) - len(path.split("/", 3)[-1])] + quote(moved, safe="")
+                    self._send(301, "text/plain", b"moved", {"Location": target})
+                    return
                 fault = None
                 with server._lock:
                     for key in (doi, route):

@@ -277,3 +277,21 @@ def test_repair_loop_refuses_an_unknown_option() -> None:
     with pytest.raises(citeaudit.ConfigError) as caught:
         repair_loop(lambda _: _claims(), max_rounds=1, cahce="x", **OPTIONS)
     assert caught.value.diagnostics() == "repair_loop: unknown option 'cahce'"
+
+
+def test_a_reference_without_an_identifier_is_searched_in_the_mirror_given(tmp_path: Path) -> None:
+    from tests.dblp_dump import sample_mirror
+
+    mirror = sample_mirror(tmp_path)
+    answer = {"claims": [{"id": "c1", "text": "LSTMs.", "citations": [
+        {"title": "Long Short-Term Memory", "year": 1997, "first_author": "Hochreiter"}]}]}  # fmt: skip
+    report = audit(answer, cache=tmp_path / "cache", mirror=mirror, indexes=[], judge=None)
+    codes = [f.code for f in report.rows[0].findings]
+    assert codes == ["I_MATCHED_BY_SEARCH", "I_QUOTE_ABSENT"]
+    assert report.rows[0].findings[0].suggestion == {"doi": "10.1162/neco.1997.9.8.1735"}
+    unsearched = audit(answer, cache=tmp_path / "cache", indexes=[], judge=None)
+    assert [f.code for f in unsearched.rows[0].findings] == ["E_NO_INDEX"]
+    with pytest.raises(citeaudit.ConfigError, match="indexes: unknown online search index 'scholar'"):
+        audit(answer, indexes=["scholar"])
+    with pytest.raises(citeaudit.ConfigError, match="no mirror there"):
+        audit(answer, mirror=tmp_path / "missing.mirror")

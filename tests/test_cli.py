@@ -169,7 +169,7 @@ def _subprocess_check(cwd: Path, claims: Path, cache: Path, sources: Path, out: 
     subprocess.run(
         [sys.executable, "-m", "citeaudit", "check", str(claims), "--offline", "--cache", str(cache),
          "--sources", str(sources), "--out", str(out)],
-        cwd=cwd, env=env, check=False, capture_output=True,
+        cwd=cwd, env=env, check=False, capture_output=True, timeout=120,
     )  # fmt: skip
     return (cwd / out).read_bytes()
 

@@ -72,7 +72,7 @@ def test_report_options_are_refused(repo: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def _git(repo: Path, *argv: str) -> None:
-    subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True, timeout=60)
 
 
 def test_pre_commit_runs_the_hook_of_this_repository(repo: Path, tmp_path: Path) -> None:

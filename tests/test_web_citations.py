@@ -234,7 +234,7 @@ def test_offline_reports_are_byte_identical_and_fetch_twice_changes_nothing(
             "--out",
             f"r{seed}.json",
         ]
-        assert subprocess.run(cmd, env=env, capture_output=True, check=False).returncode == 0
+        assert subprocess.run(cmd, env=env, capture_output=True, check=False, timeout=120).returncode == 0
         outputs.append(Path(f"r{seed}.json").read_bytes())
     assert len(set(outputs)) == 1
 
@@ -284,6 +284,26 @@ def test_a_malformed_url_is_a_finding(work: Path) -> None:
         "'https://u:p@x.example/' is not a web page citeaudit can pin: the URL carries user credentials (user:password@host)",
     ]
     assert codes(report()) == [["E_URL_SYNTAX"], ["E_URL_SYNTAX"]]
+
+
+@pytest.mark.parametrize("host", ["0177.0.0.1", "127.000.000.001", "１２７.０.０.１", "①②⑦.0.0.1"])
+def test_odd_spellings_of_loopback_are_refused_online_without_a_connection(
+    server: WebServer, work: Path, host: str
+) -> None:
+    """Spellings the HTTP client cannot parse once crashed fetch and check (exit 4, no report)."""
+    server.page("/p", wrap("Budget approved", PARAGRAPHS))
+    url = f"http://{host}:{server.port}/p"
+    claims({"url": url, "quote": QUOTE})
+    fetched = run_cli("fetch", "claims.json", "--allow-private-urls")
+    assert (fetched.code, fetched.stderr) == (0, "")  # nothing to fetch
+    checked = run_cli("check", "claims.json", "--allow-private-urls")
+    assert (checked.code, checked.stderr) == (1, "")
+    assert codes(report()) == [["E_URL_SYNTAX"]]
+    assert report()["results"][0]["findings"][0]["message"].startswith(
+        f"{url!r} is not a web page citeaudit can pin: the host {host!r} "
+    )
+    assert server.log == []
+    assert list(Path("sources").glob("*.pin.*")) == []
 
 
 def test_an_unknown_field_in_a_web_citation_is_an_input_error(work: Path) -> None:

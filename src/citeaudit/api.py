@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from citeaudit.config import Config
+from citeaudit.config import Config, index_names
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.formats import load_submission, parse_bytes, submission_from_bytes
 from citeaudit.model import Report, Review, Submission
@@ -125,6 +125,8 @@ def _config(
     verdict_cache: str | Path | None = None,
     store: str | Path | None = None,
     scope: str | None = None,
+    mirror: str | Path | Sequence[str | Path] | None = None,
+    indexes: Sequence[str] | None = None,
 ) -> Config:
     """The configuration of one call: ``config`` (else :data:`LIBRARY_DEFAULTS`), then the options,
     each checked as the configuration file's value would be (a :class:`ConfigError` otherwise)."""
@@ -146,6 +148,13 @@ def _config(
             changes[name] = text
     if store is not None:
         changes["store"] = str(_path("store", store))
+    if mirror is not None:
+        given = [mirror] if isinstance(mirror, str | Path) else list(mirror)
+        changes["mirrors"] = tuple(_path("mirror", m) for m in given)
+    if indexes is not None:
+        if isinstance(indexes, str) or not all(isinstance(i, str) for i in indexes):
+            raise ConfigError(f"indexes: expected a list of index names, got {_shown(repr(indexes))}")
+        changes["indexes"] = index_names(tuple(indexes), "indexes")
     if severity:
         if not isinstance(severity, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in severity.items()
@@ -193,6 +202,8 @@ def audit(
     judge: Judge | str | object | None = FROM_CONFIG,
     verdict_cache: str | Path | None = None,
     reviews: Sequence[Review] = (),
+    mirror: str | Path | Sequence[str | Path] | None = None,
+    indexes: Sequence[str] | None = None,
 ) -> Report:
     """Audit one answer; the same options as ``citeaudit check``, built by the same composition
     root (:mod:`citeaudit.wiring`).
@@ -215,7 +226,9 @@ def audit(
     an nli model is read only from disk and an llm judge answers only from that cache. Pass a
     judge object made once with :func:`citeaudit.semantic.factory.make_judge` to load a model once
     for many calls (:func:`repair_loop` does that for a spec). ``reviews`` are applied if they are
-    for this exact submission (a stale one raises :class:`citeaudit.policy.ReviewError`). A bad
+    for this exact submission (a stale one raises :class:`citeaudit.policy.ReviewError`).
+    ``mirror`` (a path or several) and ``indexes`` (online index names, in order) are where a
+    reference without an identifier is searched, as ``check --mirror`` and ``--indexes``. A bad
     answer raises :class:`citeaudit.InputError`, a bad option :class:`citeaudit.ConfigError`.
     """
     submission = _submission(answer)
@@ -247,6 +260,8 @@ def audit(
         verdict_cache=verdict_cache,
         store=store if isinstance(store, str | Path) else None,
         scope=scope,
+        mirror=mirror,
+        indexes=indexes,
     )
     if store is not None and not isinstance(store, str | Path | SourceLookup):
         raise ConfigError(f"store: expected a path, a URL or a SourceLookup, got {type(store).__name__}")

@@ -324,7 +324,7 @@ def test_the_driver_killed_with_sigkill_is_finished_by_a_rerun(tmp_path: Path) -
         time.sleep(0.005)
     assert proc.poll() is None, "the batch ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc.wait(30)
     done = len(list((out / "parts").glob("part-*.json")))
     assert done >= 1
     # Its worker processes (forked: the same command line) end too, rather than wait forever.

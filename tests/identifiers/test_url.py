@@ -56,6 +56,31 @@ def test_normal_form(raw: str, normal: str) -> None:
             "'https://x.org:99999/' is not a web page citeaudit can pin: the URL cannot be parsed (Port out of range 0-65535)",
         ),
         ("", "'' is not a web page citeaudit can pin: the URL is empty"),
+        # Spellings of 127.0.0.1 the HTTP client refuses to parse: refused here, before any fetch.
+        (
+            "http://0177.0.0.1/",
+            "'http://0177.0.0.1/' is not a web page citeaudit can pin: the host '0177.0.0.1' is not an IPv4 address as written (a leading zero or a part over 255)",
+        ),
+        (
+            "http://127.000.000.001/",
+            "'http://127.000.000.001/' is not a web page citeaudit can pin: the host '127.000.000.001' is not an IPv4 address as written (a leading zero or a part over 255)",
+        ),
+        (
+            "http://１２７.０.０.１/",
+            "'http://１２７.０.０.１/' is not a web page citeaudit can pin: the host '１２７.０.０.１' writes digits with characters that are not ASCII ('１')",
+        ),
+        (
+            "http://①②⑦.0.0.1/",
+            "'http://①②⑦.0.0.1/' is not a web page citeaudit can pin: the host '①②⑦.0.0.1' writes digits with characters that are not ASCII ('①')",
+        ),
+        (
+            "http://1.2.3.256/",
+            "'http://1.2.3.256/' is not a web page citeaudit can pin: the host '1.2.3.256' is not an IPv4 address as written (a leading zero or a part over 255)",
+        ),
+        (
+            "https://ｅxample.org/",
+            "'https://ｅxample.org/' is not a web page citeaudit can pin: the host 'ｅxample.org' is not a valid internationalised name (Codepoint U+FF45 at position 1 of 'ｅxample' not allowed)",
+        ),
     ],
 )
 def test_refused_urls_say_why(raw: str, message: str) -> None:
@@ -69,3 +94,8 @@ def test_a_page_is_pinned_not_resolved() -> None:
     assert resolver_key(page) is None
     doi = WorkSource(identifier="10.1002/ECE3.2314")
     assert (pin_key(doi), resolver_key(doi)) == (None, "10.1002/ece3.2314")
+
+
+@pytest.mark.parametrize("raw", ["https://bücher.example/", "http://8.8.8.8/", "http://10.0.0.1/"])
+def test_an_international_name_and_plain_addresses_stay_valid(raw: str) -> None:
+    assert URL.is_valid(URL.normalise(raw))

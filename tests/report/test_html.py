@@ -166,7 +166,7 @@ def test_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         done = subprocess.run([sys.executable, "-c", script, str(GOLDEN / "seed000" / "expected.json")],
-                              env=env, capture_output=True, check=True, cwd=tmp_path)  # fmt: skip
+                              env=env, capture_output=True, check=True, cwd=tmp_path, timeout=120)  # fmt: skip
         outputs.add(done.stdout)
     assert outputs == {(GOLDEN / "seed000" / "expected.html").read_bytes()}
 

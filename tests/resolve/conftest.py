@@ -26,6 +26,7 @@ def replay(replay_server: RegistryServer) -> RegistryServer:
     """The server with no faults, no aliases, an empty log and its limits enforced."""
     replay_server.faults.clear()
     replay_server.aliases.clear()
+    replay_server.redirects.clear()
     replay_server.log.clear()
     replay_server.enforce_limits = True
     return replay_server

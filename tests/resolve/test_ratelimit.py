@@ -103,7 +103,7 @@ def test_a_killed_process_holds_no_slot(tmp_path: Path) -> None:
     route = SharedLimits(tmp_path).route("r")
     assert route.try_slot(1) is None
     holder.send_signal(signal.SIGKILL)
-    holder.wait()
+    holder.wait(30)
     slot = route.try_slot(1)
     assert slot is not None
     route.release(slot)
@@ -175,6 +175,7 @@ def _fetch_in_parallel(server: RegistryServer, tmp_path: Path, dois: list[str], 
     return outputs
 
 
+@pytest.mark.timeout(360)  # the fetches are bounded at 300 s
 @pytest.mark.parametrize("route", ["batch", "single"])
 def test_parallel_fetches_on_one_cache_keep_the_limits_together(
     replay: RegistryServer, tmp_path: Path, route: str

@@ -280,3 +280,28 @@ def test_a_datacite_answer_truncated_every_time_is_could_not_check(
         "E_REGISTRY_UNAVAILABLE", "DataCite: the answer was not complete JSON after 5 attempts"
     )
     assert cache.get(DATASET) is None
+
+
+@pytest.mark.parametrize(
+    ("doi", "moved", "agency", "route"),
+    [
+        ("10.1002/mmce.20056", "10.1002/mmce.merged", "Crossref", "crossref/works"),
+        ("10.5061/dryad.moved", "10.5061/dryad.merged", "DataCite", "datacite/dois"),
+        ("10.11367/grsj1979.moved", "10.11367/grsj1979.merged", "JaLC", "doi"),  # doi.org's own route
+    ],
+)
+def test_a_404_reached_through_a_redirect_on_the_same_host_is_could_not_check_and_not_cached(
+    replay: RegistryServer, tmp_path: Path, doi: str, moved: str, agency: str, route: str
+) -> None:
+    """The registry sends the DOI on to another DOI, which it does not hold: the 404 is about the
+    other DOI, so it is no "not registered" of this one, now or in any later offline check."""
+    replay.redirects[doi] = moved
+    cache = DoiCache(tmp_path)
+    answer = CachingResolver(cache, resolver_for(replay, tmp_path)).resolve_many([doi])[doi]
+    where = f"{replay.url}/{route}/{quote(moved, safe='')}"
+    assert answer == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE", f'{agency} answered 404 after a redirect to {where}: not trusted as "not registered"'
+    )  # fmt: skip
+    assert cache.get(doi) is None
+    assert replay.count(301) == 1
+    assert replay.count(404) == 1

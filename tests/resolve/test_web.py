@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,6 +140,53 @@ def test_a_body_over_the_bound_is_refused(server: WebServer) -> None:
         "E_URL_UNREADABLE", f"{url}: the page is over 1000 bytes (max_page_bytes)"
     )
     assert server.hits("/big") == 1  # not retried
+
+
+def _compressed(wbits: int, pieces: Iterator[bytes]) -> bytes:
+    c = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return b"".join([*(c.compress(p) for p in pieces), c.flush()])
+
+
+def test_every_layer_of_content_encoding_is_read(server: WebServer) -> None:
+    page = PAGE.encode()
+    for i, (encoding, body) in enumerate(
+        [
+            ("gzip", _compressed(31, iter([page]))),
+            ("gzip, gzip", _compressed(31, iter([_compressed(31, iter([page]))]))),
+            ("deflate, gzip", _compressed(31, iter([_compressed(15, iter([page]))]))),
+            ("deflate", _compressed(-15, iter([page]))),  # raw deflate, as some servers send it
+            ("x-gzip", _compressed(31, iter([page]))),
+        ]
+    ):
+        server.routes[f"/e{i}"] = Route(
+            body=body, headers={"Content-Type": "text/html", "Content-Encoding": encoding}
+        )
+        answer = one(fetcher(), f"{server.url}/e{i}")
+        assert isinstance(answer, PageAnswer), (encoding, answer)
+        assert answer.body == page, encoding
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "gzip, gzip", "deflate, gzip, gzip"])
+def test_a_compression_bomb_is_refused_as_it_inflates(server: WebServer, encoding: str) -> None:
+    """64 MiB of zeros in a few kB: refused once the inflated bytes pass the bound, with memory
+    near the bound (httpx inflated each layer of a chunk whole: ``gzip, gzip`` of 1.8 kB cost 2 GB)."""
+    first, *then = [31 if n.strip() == "gzip" else 15 for n in encoding.split(",")]  # in the order applied
+    body = _compressed(first, iter([b"\0" * (1 << 20)] * 64))
+    for wbits in then:
+        body = _compressed(wbits, iter([body]))
+    server.routes["/bomb"] = Route(
+        body=body, headers={"Content-Type": "text/html", "Content-Encoding": encoding}
+    )
+    tracemalloc.start()
+    try:
+        answer = one(fetcher(max_page_bytes=1 << 20), server.url + "/bomb")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answer == PageFailure(
+        "E_URL_UNREADABLE", f"{server.url}/bomb: the page is over 1048576 bytes (max_page_bytes)"
+    )
+    assert peak < 8 << 20, peak  # the 1 MiB bound and a few pieces in flight, not 64 MiB
 
 
 def test_robots_txt_disallows(server: WebServer) -> None:

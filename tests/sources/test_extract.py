@@ -158,7 +158,7 @@ def test_what_pypdf_repairs_is_not_printed(tmp_path: Path) -> None:
     (tmp_path / "cut.pdf").write_bytes(data[: len(data) // 2] + data[len(data) // 2 + 40 :])
     argv = [sys.executable, "-m", "citeaudit", "snapshot", str(tmp_path / "cut.pdf"), "--doi", "10.1000/x",
             "--sources", str(tmp_path / "s")]  # fmt: skip
-    result = subprocess.run(argv, capture_output=True, text=True, check=False)
+    result = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith(f"snapshot={tmp_path / 's'}/10.1000_x-")
 

@@ -5,10 +5,13 @@ and seed 002's MCP scenario end to end."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +26,7 @@ TEXTS = {
 
 
 @pytest.fixture
-def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path / "docs"
     root.mkdir()
     for name, text in TEXTS.items():
@@ -35,7 +38,14 @@ def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         registered = run_cli("sources", "register", "--id", source_id, "--title", f"方案 {source_id[-1].upper()} 教学说明",
                              "--locator", f"fixture:{source_id}", "--kind", "fixture", "--filename", name, *store)  # fmt: skip
         assert registered.code == 0, registered.stderr
-    return tmp_path
+    yield tmp_path
+    # Whatever a failing test leaves running ends here, never outliving the test.
+    for name in ("server.pid", "server.pid.child"):
+        if (tmp_path / name).exists():
+            pid = int((tmp_path / name).read_text())
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(pid, signal.SIGKILL)
 
 
 def _read(docs: Path, source_id: str, filename: str, *extra: str) -> object:
@@ -48,8 +58,8 @@ def _revisions(docs: Path, source_id: str) -> int:
     return int(json.loads(shown.stdout)["revisions"])
 
 
-def _process_ended(docs: Path) -> bool:
-    pid = int((docs / "server.pid").read_text())
+def _process_ended(docs: Path, pidfile: str = "server.pid") -> bool:
+    pid = int((docs / pidfile).read_text())
     for _ in range(50):
         try:
             os.kill(pid, 0)
@@ -77,17 +87,26 @@ def test_a_read_becomes_a_revision(docs: Path) -> None:
         ("oversize", "over the limit of 4194304"),
         ("binary", "the content type 'application/octet-stream' is not text"),
         ("hang", "the document server did not answer within 2 s"),
+        ("stubborn", "the document server did not answer within 2 s"),
     ],
 )
 def test_a_bad_read_stores_nothing(
     docs: Path, monkeypatch: pytest.MonkeyPatch, mode: str, message: str
 ) -> None:
     monkeypatch.setenv("DOC_SERVER_MODE", mode)
-    result = _read(docs, "plan_a", "plan_a.md", "--timeout", "2" if mode == "hang" else "20")
+    hangs = mode in ("hang", "stubborn")
+    started = time.monotonic()
+    result = _read(docs, "plan_a", "plan_a.md", "--timeout", "2" if hangs else "20")
+    elapsed = time.monotonic() - started
     assert result.code == 2  # type: ignore[attr-defined]
     assert message in result.stderr  # type: ignore[attr-defined]
+    if hangs:
+        # The 2 s read, the server's start-up and a kill of its process group: never a wait on the server.
+        assert elapsed < 9, elapsed
     assert _revisions(docs, "plan_a") == 0
     assert _process_ended(docs)
+    if mode == "stubborn":  # the child that held the server's stdout went with its process group
+        assert _process_ended(docs, "server.pid.child")
 
 
 def test_only_registered_sources_and_their_mapped_files(docs: Path) -> None:

@@ -88,7 +88,7 @@ def test_a_killed_writers_file_is_ignored_then_removed_by_the_next_writer(tmp_pa
     subprocess.run(
         [sys.executable, "-c", "import sys; from pathlib import Path; from citeaudit.util.atomic import "
          "atomic_write; atomic_write(Path(sys.argv[1]), b'{}')", str(cache.path_for("10.1/next"))],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True, timeout=60,
     )  # fmt: skip
     assert _leftovers(tmp_path) == []
 
@@ -105,7 +105,7 @@ def test_a_live_writers_file_is_left_alone(tmp_path: Path) -> None:
         assert _leftovers(tmp_path) == [left]
     finally:
         live.kill()
-        live.wait()
+        live.wait(30)
         if live.stdout:
             live.stdout.close()
 

@@ -15,6 +15,7 @@ from typing import Any
 from citeaudit.errors import CacheError
 from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.util.atomic import atomic_write
+from citeaudit.util.files import UnsafeFile, read_regular_file
 from citeaudit.util.slugs import hashed_name, slug
 
 __all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "atomic_write", "doi_slug"]
@@ -44,6 +45,13 @@ def _from_seed_entry(doi: str, data: dict[str, Any]) -> Record:
     )
 
 
+# An entry holds one record, which came in an answer of at most RetryPolicy.max_answer_bytes; a
+# larger file, or one that is not a regular file (a committed link to /dev/zero, a FIFO), is no
+# entry of ours: "could not check" (E_CACHE_CORRUPT), read no further.
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
+MAX_AGENCY_BYTES = 64 * 1024
+
+
 class DoiCache:
     """Reads and writes cache entries under one directory."""
 
@@ -62,8 +70,8 @@ class DoiCache:
         found = set()
         for path in sorted(self.root.glob("*.json")):
             try:
-                data = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError):
+                data = json.loads(read_regular_file(path, MAX_ENTRY_BYTES).decode("utf-8"))
+            except (OSError, ValueError, UnsafeFile):
                 continue
             if isinstance(data, dict) and isinstance(data.get("doi"), str):
                 found.add(data["doi"])
@@ -77,14 +85,13 @@ class DoiCache:
             if path is None:
                 continue
             try:
-                raw = path.read_bytes()
+                raw = read_regular_file(path, MAX_ENTRY_BYTES)
+                return self._decode(doi, json.loads(raw.decode("utf-8")))
             except FileNotFoundError:
                 continue
             except OSError as e:
                 raise CacheError(f"cannot read cache entry {path.name}: {e.strerror}") from None
-            try:
-                return self._decode(doi, json.loads(raw.decode("utf-8")))
-            except (ValueError, KeyError, TypeError) as e:
+            except (ValueError, KeyError, TypeError, UnsafeFile) as e:
                 return Resolution.unavailable(
                     "E_CACHE_CORRUPT", f"cache entry {path.name} is not valid and was not trusted: {e}"
                 )
@@ -117,8 +124,8 @@ class DoiCache:
     def get_agency(self, prefix: str) -> str | None:
         """The registration agency of a DOI prefix ("none": no such prefix), if known."""
         try:
-            data = json.loads(self._agency_path(prefix).read_text("utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_regular_file(self._agency_path(prefix), MAX_AGENCY_BYTES).decode("utf-8"))
+        except (OSError, ValueError, UnsafeFile):
             return None  # a miss, or a broken entry that a fresh lookup replaces
         agency = data.get("agency") if isinstance(data, dict) and data.get("prefix") == prefix else None
         return agency if isinstance(agency, str) else None

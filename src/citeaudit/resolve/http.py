@@ -21,7 +21,8 @@ import asyncio
 import random
 import re
 import time
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,6 +32,9 @@ from citeaudit.resolve.ratelimit import SharedLimits, SharedRoute
 from citeaudit.util.version import __version__
 
 __all__ = [
+    "ACCEPT_ENCODING",
+    "BodyOverLimit",
+    "BoundedDecoder",
     "Clock",
     "HostLimits",
     "HttpAnswer",
@@ -38,8 +42,97 @@ __all__ = [
     "HttpFailure",
     "RetryPolicy",
     "SystemClock",
+    "read_bounded",
     "user_agent",
 ]
+
+
+# The encodings BoundedDecoder reads, and all that is asked for (httpx would add br or zstd where
+# their packages happen to be installed, and decode those unbounded).
+ACCEPT_ENCODING = "gzip, deflate"
+_PIECE = 64 * 1024  # the most one inflation step produces
+
+
+class BodyOverLimit(Exception):
+    """A body, or one of its layers of content encoding, inflated past the bound."""
+
+
+class _Inflater:
+    """One layer of gzip or deflate, inflated at most ``_PIECE`` bytes a step."""
+
+    def __init__(self, name: str) -> None:
+        self.deflate = name == "deflate"
+        self._z = zlib.decompressobj(zlib.MAX_WBITS if self.deflate else zlib.MAX_WBITS | 16)
+        self._first = True
+        self.size = 0
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        while True:
+            try:
+                out = self._z.decompress(data, _PIECE)
+            except zlib.error as e:
+                if self._first and self.deflate:  # "deflate" sent raw, as some servers do (httpx reads both)
+                    self._first = False
+                    self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise httpx.DecodingError(str(e)) from None
+            self._first = False
+            if out:
+                yield out
+            data = self._z.unconsumed_tail
+            if not data and len(out) < _PIECE:  # all input taken and no output left pending
+                return
+
+
+class BoundedDecoder:
+    """The body of a response from its raw bytes, every layer of ``Content-Encoding`` undone as the
+    bytes arrive and counted as they are produced: past ``limit`` bytes, in the wire bytes, any
+    layer or the body, it raises :class:`BodyOverLimit` (``gzip, gzip`` of 1.8 kB is 1 GB).
+    An encoding it does not know is passed through, as httpx does."""
+
+    def __init__(self, content_encoding: str, limit: int) -> None:
+        names = [n.strip().lower() for n in content_encoding.split(",")]
+        names = ["gzip" if n == "x-gzip" else n for n in names]
+        # Listed in the order applied: undone last first.
+        self._layers = [_Inflater(n) for n in reversed(names) if n in ("gzip", "deflate")]
+        self.limit = limit
+        self._raw = 0
+        self.size = 0
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        self._raw += len(data)
+        if self._raw > self.limit:
+            raise BodyOverLimit
+        for piece in self._through(0, data):
+            self.size += len(piece)
+            if self.size > self.limit:
+                raise BodyOverLimit
+            yield piece
+
+    def _through(self, i: int, data: bytes) -> Iterator[bytes]:
+        if i == len(self._layers):
+            yield data
+            return
+        layer = self._layers[i]
+        for out in layer.pieces(data):
+            layer.size += len(out)
+            if layer.size > self.limit:
+                raise BodyOverLimit
+            yield from self._through(i + 1, out)
+
+
+async def read_bounded(response: httpx.Response, limit: int) -> bytes:
+    """The decoded body of a streamed response, or :class:`BodyOverLimit` as soon as it passes ``limit``."""
+    decoder = BoundedDecoder(response.headers.get("content-encoding", ""), limit)
+    chunks: list[bytes] = []
+    try:
+        async for raw in response.aiter_raw():
+            chunks.extend(decoder.feed(raw))
+    except httpx.StreamConsumed:  # a response built in memory (a mock transport): read already
+        if len(response.content) > limit:
+            raise BodyOverLimit from None
+        return response.content
+    return b"".join(chunks)
 
 
 def user_agent(mailto: str) -> str:
@@ -84,6 +177,7 @@ class HttpAnswer:
     headers: Mapping[str, str]
     url: str  # where the answer came from, after redirects
     transient: str = ""  # the last transient failure before this answer ("" on a first try)
+    redirects: int = 0  # redirects followed to reach it (0: the URL asked answered itself)
 
 
 class HttpFailure(Exception):
@@ -208,7 +302,7 @@ class HttpClient:
         self._limits: dict[str, HostLimits] = {}
         self._shared: SharedLimits | None = None
         self._client = httpx.AsyncClient(
-            headers={"User-Agent": user_agent(mailto)},
+            headers={"User-Agent": user_agent(mailto), "Accept-Encoding": ACCEPT_ENCODING},
             timeout=self.policy.timeout,
             transport=transport,
             follow_redirects=True,
@@ -269,7 +363,7 @@ class HttpClient:
                     else:
                         return HttpAnswer(
                             response.status_code, body, response.headers, str(response.url),
-                            transient=last if attempt else "",
+                            transient=last if attempt else "", redirects=len(response.history),
                         )  # fmt: skip
                 else:
                     last = f"HTTP {response.status_code}"
@@ -292,14 +386,10 @@ class HttpClient:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise HttpFailure(f"the answer was over {limit} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > limit:
-                raise HttpFailure(f"the answer was over {limit} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        try:
+            return await read_bounded(response, limit)  # inflated bytes counted as they are produced
+        except BodyOverLimit:
+            raise HttpFailure(f"the answer was over {limit} bytes") from None
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -7,7 +7,8 @@ is the DOI asked for, a 404 of the DOI's own agency from that agency's own host,
 or doi.org's "DOI does not exist" for its prefix. Anything else — retries
 exhausted, a wait longer than allowed, an answer that is not what the API
 promises, a record of another DOI, a 404 reached after a transient failure on
-the DOI's way (a retried request, a failed batch request) — is "could not
+the DOI's way (a retried request, a failed batch request) or through any
+redirect (to another host, or to another DOI on the same one) — is "could not
 check" and is never cached.
 
 Every DOI in a URL path is percent-encoded whole (``/`` included), so no
@@ -294,6 +295,9 @@ class RegistryResolver(Resolver):
             asked, answered = httpx.URL(url).host, httpx.URL(answer.url).host
             if answered != asked:  # a redirect led elsewhere: the DOI exists, its metadata is not there
                 return _untrusted(f"{agency} answered 404 from {answered}, not from {asked}")
+            if answer.redirects:  # sent on to another DOI (merged, aliased): the 404 is that one's
+                where = httpx.URL(answer.url).copy_with(query=None)
+                return _untrusted(f"{agency} answered 404 after a redirect to {where}")
             if answer.transient or failed:
                 return _untrusted(
                     f"{agency} answered 404", f"after {answer.transient}" if answer.transient else failed

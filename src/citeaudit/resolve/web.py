@@ -17,7 +17,8 @@ and the ones a URL chosen by the audited agent needs.
 * **Retries** only on 429, 502, 503, 504, timeouts and connection errors, with the backoff and the
   bounded ``Retry-After`` of :class:`~citeaudit.resolve.http.RetryPolicy`; the time of one attempt
   is bounded as a whole (a page that trickles in is a timeout).
-* **Size.** A body over ``max_page_bytes`` is refused unread beyond the bound.
+* **Size.** A body over ``max_page_bytes`` is refused unread beyond the bound, counted as it is
+  inflated through every layer of ``Content-Encoding``.
 
 What comes back is the answer as the server gave it (:class:`PageAnswer`) or why there is none
 (:class:`PageFailure`, always "could not check"). Reading the body into text and pinning it is the
@@ -39,7 +40,17 @@ from urllib.parse import urlsplit
 import httpx
 
 from citeaudit.identifiers.url import url_problem
-from citeaudit.resolve.http import Clock, HostLimits, RetryPolicy, SystemClock, _retry_after, user_agent
+from citeaudit.resolve.http import (
+    ACCEPT_ENCODING,
+    BodyOverLimit,
+    Clock,
+    HostLimits,
+    RetryPolicy,
+    SystemClock,
+    _retry_after,
+    read_bounded,
+    user_agent,
+)
 
 __all__ = [
     "Hop",
@@ -180,7 +191,7 @@ class WebFetcher:
     async def _fetch_all(self, urls: list[str]) -> dict[str, PageAnswer | PageFailure]:
         self._limits, self._robots, self._robots_locks = {}, {}, {}
         async with httpx.AsyncClient(
-            headers={"User-Agent": user_agent(self.mailto)},
+            headers={"User-Agent": user_agent(self.mailto), "Accept-Encoding": ACCEPT_ENCODING},
             timeout=self.policy.retry.timeout,
             follow_redirects=False,
             trust_env=False,
@@ -327,16 +338,12 @@ class WebFetcher:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > bound:
                 raise _Refused("E_URL_UNREADABLE", f"{url}: the page is over {bound} bytes (max_page_bytes)")
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():  # decoded: the bound holds after gzip too
-                size += len(chunk)
-                if size > bound:
-                    raise _Refused(
-                        "E_URL_UNREADABLE", f"{url}: the page is over {bound} bytes (max_page_bytes)"
-                    )
-                chunks.append(chunk)
-            body = b"".join(chunks)
+            try:  # every layer of content encoding inflated and counted as it comes: gzip, gzip too
+                body = await read_bounded(response, bound)
+            except BodyOverLimit:
+                raise _Refused(
+                    "E_URL_UNREADABLE", f"{url}: the page is over {bound} bytes (max_page_bytes)"
+                ) from None
         finally:
             await response.aclose()
         return _Raw(response.status_code, response.headers, body)

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from citeaudit.errors import SourceError
+from citeaudit.sources.directory import DEFAULT_MAX_SNAPSHOT_BYTES
 from citeaudit.sources.interface import Pin, PinAnswer, PinStore, digest_text, normalize_newlines
 from citeaudit.util.atomic import atomic_write
+from citeaudit.util.files import UnsafeFile, read_regular_file
 from citeaudit.util.jsonload import load_json_bytes
 from citeaudit.util.slugs import hashed_name
 
@@ -285,8 +287,9 @@ def _str(data: dict[str, Any], key: str, optional: bool = False) -> Any:
 class PinDirectory(PinStore):
     """The pins under the snapshot directory; read-only unless :meth:`write` is called."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_text_bytes: int = DEFAULT_MAX_SNAPSHOT_BYTES) -> None:
         self.root = root
+        self.max_text_bytes = max_text_bytes  # a pin's text is bounded as a snapshot is
 
     def paths(self, url: str) -> tuple[Path, Path]:
         return self.root / hashed_name(url, ".pin.json"), self.root / hashed_name(url, ".pin.txt")
@@ -299,7 +302,7 @@ class PinDirectory(PinStore):
         found: set[str] = set()
         for path in sorted(self.root.glob("*.pin.json")) if self.root.is_dir() else ():
             try:
-                record = load_json_bytes(path.read_bytes()[: MAX_PIN_RECORD_BYTES + 1], path.name)
+                record = load_json_bytes(read_regular_file(path, MAX_PIN_RECORD_BYTES), path.name)
             except Exception:  # unreadable: refresh reports nothing for it, check calls it corrupt
                 continue
             url = record.get("url") if isinstance(record, dict) else None
@@ -310,12 +313,14 @@ class PinDirectory(PinStore):
     def lookup(self, url: str) -> PinAnswer:
         record_path, text_path = self.paths(url)
         try:
-            data = record_path.read_bytes()
+            data = read_regular_file(record_path, MAX_PIN_RECORD_BYTES)
         except FileNotFoundError:
             reason = f"offline, and no pin of {url} was found (citeaudit fetch pins it)"
             return PinAnswer(None, "E_NOT_PINNED", reason)
         except OSError as e:
             return PinAnswer(None, "E_PIN_CORRUPT", f"{record_path.name}: cannot read the pin: {e.strerror}")
+        except UnsafeFile as e:
+            return PinAnswer(None, "E_PIN_CORRUPT", f"{record_path.name}: the pin is not trusted: {e}")
         try:
             pin = self._parse(url, data, text_path)
         except (_Corrupt, SourceError) as e:
@@ -340,9 +345,11 @@ class PinDirectory(PinStore):
         text_sha256 = _str(record, "text_sha256", optional=True)
         if status == 200:
             try:
-                raw = text_path.read_bytes()
+                raw = read_regular_file(text_path, self.max_text_bytes)
             except OSError as e:
                 raise _Corrupt(f"its text {text_path.name} cannot be read ({e.strerror})") from None
+            except UnsafeFile as e:
+                raise _Corrupt(f"its text {text_path.name} is not read: {e}") from None
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:

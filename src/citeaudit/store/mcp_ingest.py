@@ -12,17 +12,27 @@ is stored and the reason is given:
   size bound, and the whole answer within the response bound.
 
 A model therefore can never register a source by naming a title or a URL it
-did not read. The server process always ends: the client context closes it,
-on success, on error and on timeout alike.
+did not read. The server process always ends, and the read always returns by
+its deadline: the server runs in a process group of its own, which is killed
+when the client leaves (after a short grace on success) and, from a watchdog
+thread, at the deadline, whatever the event loop is waiting on. (The SDK's own
+stdio client waits on the server inside a shielded scope, which a cancelled
+caller could leave waiting for good.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -30,9 +40,15 @@ from citeaudit.errors import SourceError
 from citeaudit.sources.interface import Revision
 from citeaudit.store.evidence import EvidenceStore, Scope
 
+if TYPE_CHECKING:
+    from anyio.abc import Process
+    from mcp.client import Transport
+
 __all__ = ["McpRead", "ingest_from_mcp"]
 
 _TEXT_TYPES = {"text/plain", "text/markdown", "text/x-markdown"}
+_GRACE = 2.0  # seconds a server that answered gets to exit on its own once its stdin closes
+_SLACK = 5.0  # seconds beyond the read timeout for starting the server and the handshake
 
 
 class _Payload(BaseModel):
@@ -59,15 +75,139 @@ class McpRead:
     env: dict[str, str] | None = None  # the server's environment (the host's, as the CLI passes it)
 
 
-async def _call(read: McpRead) -> Any:
-    from mcp import Client, StdioServerParameters
+class _Group:
+    """The server's process group (its id is the server's pid: it leads a new session)."""
+
+    def __init__(self) -> None:
+        self.pgid: int | None = None
+        self.expired = False
+        self._lock = threading.Lock()
+
+    def kill(self) -> None:
+        with self._lock:
+            if self.pgid is not None:
+                with suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.pgid, signal.SIGKILL)
+
+    def expire(self) -> None:
+        self.expired = True
+        self.kill()
+
+
+def _errlog() -> TextIO | None:
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stderr: the server's goes to ours
+        return None
+    return sys.stderr
+
+
+async def _exited(process: Process, seconds: float) -> bool:
+    import anyio
+
+    # returncode, not wait(): asyncio's wait() also waits for the pipes, which a child may hold open.
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+def _stdio(argv: list[str], env: dict[str, str] | None, group: _Group) -> Transport:
+    """A stdio transport whose server is killed, process group and all, whenever the client leaves."""
+
+    @asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        import anyio
+        import mcp_types
+        from mcp.client.stdio import get_default_environment
+        from mcp.shared.message import SessionMessage
+
+        process = await anyio.open_process(
+            argv, env=get_default_environment() | (env or {}), stderr=_errlog(), start_new_session=True
+        )
+        group.pgid = process.pid
+        assert process.stdin is not None
+        assert process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+        to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+        async def reader() -> None:
+            buffer = b""
+            async with to_session:
+                with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    async for chunk in stdout:
+                        *lines, buffer = (buffer + chunk).split(b"\n")
+                        for line in lines:
+                            message: SessionMessage | Exception
+                            try:
+                                parsed = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                                message = SessionMessage(parsed)
+                            except ValueError as e:
+                                message = e
+                            await to_session.send(message)
+
+        async def writer() -> None:
+            async with from_session:
+                try:
+                    async for message in from_session:
+                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        await stdin.send(data.encode("utf-8"))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    await to_session.aclose()  # the session sees the connection end, not a wait
+
+        answered = False
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reader)
+                tg.start_soon(writer)
+                try:
+                    yield read_stream, write_stream
+                    answered = True
+                finally:
+                    with anyio.CancelScope(shield=True):  # every wait in here is bounded
+                        with suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            await stdin.aclose()
+                        if answered:
+                            await _exited(process, _GRACE)
+                        group.kill()  # also any child it left behind in its group
+                        await _exited(process, _GRACE)
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_GRACE):
+                await process.aclose()  # closes the pipes and the subprocess transport
+
+    return transport()
+
+
+async def _call(read: McpRead, group: _Group) -> Any:
+    import anyio
+    from mcp import Client
 
     argv = shlex.split(read.command)
     if not argv:
         raise SourceError("--mcp needs a command to start the document server")
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=read.env)
-    async with Client(params, read_timeout_seconds=read.timeout) as client:
-        return await client.call_tool(read.tool, read.arguments)
+    # A cancel scope, not asyncio.wait_for: a task.cancel() would also break into the shielded teardown.
+    with anyio.fail_after(read.timeout + _SLACK):
+        async with Client(_stdio(argv, read.env, group), read_timeout_seconds=read.timeout) as client:
+            return await client.call_tool(read.tool, read.arguments)
+
+
+def _answer(read: McpRead) -> Any:
+    group = _Group()
+    # Kills the server at the deadline even if the event loop is stuck; its pipes then close.
+    watchdog = threading.Timer(read.timeout + _SLACK + 1, group.expire)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        return asyncio.run(_call(read, group))
+    except Exception:
+        if group.expired:
+            raise TimeoutError from None
+        raise
+    finally:
+        watchdog.cancel()
+        group.kill()  # the group never outlives the read
 
 
 def ingest_from_mcp(
@@ -84,7 +224,7 @@ def ingest_from_mcp(
     if asked != source.filename:
         raise SourceError(f"the host maps {source_id!r} to {source.filename!r}; the read asks for {asked!r}")
     try:
-        result = asyncio.run(asyncio.wait_for(_call(read), timeout=read.timeout + 5))
+        result = _answer(read)
     except TimeoutError:
         raise SourceError(f"the document server did not answer within {read.timeout:g} s") from None
     except SourceError:

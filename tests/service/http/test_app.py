@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from citeaudit.config import Config
 from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
 from tests.conftest import GOLDEN, ROOT, run_cli
+from tests.processes import stop
 
 KEYS = {
     ("acme", "auditor"): "key-acme-auditor",
@@ -326,8 +327,7 @@ def test_serve_listens_and_says_why_it_cannot(tmp_path: Path) -> None:
             f"citeaudit: error: cannot listen on 127.0.0.1:{port}: Address already in use\n",
         )
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop(server)
 
 
 @pytest.mark.parametrize(

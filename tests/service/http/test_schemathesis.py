@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, run_cli
+from tests.processes import stop
 
 MAX_EXAMPLES = 8  # per operation and phase; the coverage phase adds its boundary cases (~210)
 
@@ -48,10 +49,10 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
                 time.sleep(0.1)
         yield url, key
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop(server)
 
 
+@pytest.mark.timeout(420)  # the schemathesis run alone is bounded at 300 s
 def test_schemathesis_finds_no_failure_with_every_check(served: tuple[str, str], tmp_path: Path) -> None:
     url, key = served
     argv = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json",

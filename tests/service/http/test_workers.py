@@ -189,6 +189,24 @@ def _metric(serving: Serving, name: str) -> int:
     return int(line.split()[-1])
 
 
+def _both_answer(serving: Serving, holders: set[int | None], tries: int = 200) -> set[int | None]:
+    """The workers that held a connection, after new ones (on /healthz) until both did, or ``tries``."""
+    holders = set(holders)
+    for _ in range(tries):
+        if holders >= serving.workers:
+            break
+        conn = http.client.HTTPConnection("127.0.0.1", serving.port, timeout=30)
+        try:
+            conn.request("GET", "/healthz")
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 200
+            holders.add(_holder(serving.port, conn.sock.getsockname()[1], serving.workers))
+        finally:
+            conn.close()
+    return holders
+
+
 @pytest.mark.parametrize("store_target", ["sqlite", "postgresql"], indirect=True)
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_two_workers_answer_store_once_and_stop_together(serving: Serving, stop: signal.Signals) -> None:
@@ -196,7 +214,7 @@ def test_two_workers_answer_store_once_and_stop_together(serving: Serving, stop:
     connections = [
         http.client.HTTPConnection("127.0.0.1", serving.port, timeout=60) for _ in range(CONNECTIONS)
     ]
-    start = threading.Barrier(CONNECTIONS)
+    start = threading.Barrier(CONNECTIONS, timeout=60)
 
     def post(i: int) -> tuple[int, str]:
         conn = connections[i]
@@ -215,10 +233,13 @@ def test_two_workers_answer_store_once_and_stop_together(serving: Serving, stop:
         assert len(set(digests)) == ANSWERS
         assert all(digests[i] == digests[i + ANSWERS] for i in range(ANSWERS))  # the same answer twice
         holders = {_holder(serving.port, conn.sock.getsockname()[1], serving.workers) for conn in connections}
-        assert holders == serving.workers, holders  # each worker holds some of the connections
+        assert holders <= serving.workers, holders  # each connection held by one of the two workers
     finally:
         for conn in connections:
             conn.close()
+    # Which worker the kernel hands a connection is its choice (a worker still starting up under load
+    # may get none of the 24): more connections, bounded, until each worker has answered one.
+    assert _both_answer(serving, holders) == serving.workers
     assert _metric(serving, 'citeaudit_audits{tenant="acme"}') == CONNECTIONS  # summed over both
 
     serving.process.send_signal(stop)
