@@ -13,7 +13,7 @@ import html.entities
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["dblp_record", "write_dblp"]
+__all__ = ["SAMPLE_RECORDS", "dblp_record", "sample_mirror", "write_dblp"]
 
 _LATIN1_NAMES = {
     cp: name for name, cp in html.entities.name2codepoint.items() if 0xC0 <= cp <= 0xFF and name[0].isalpha()
@@ -82,3 +82,48 @@ def write_dblp(path: Path, records: Iterable[str]) -> Path:
             f.write((record + "\n").encode("iso-8859-1"))
         f.write(b"</dblp>\n")
     return path
+
+
+# Real works as DBLP lists them (short venues, homonym numbers, a CoRR preprint, two works of one
+# title), the mirror of the work-citation tests.
+SAMPLE_RECORDS = [
+    ("inproceedings", "conf/nips/VaswaniSPUJGKP17", {
+        "author": "Ashish Vaswani and Noam Shazeer and Niki Parmar and Jakob Uszkoreit and Llion Jones and "
+                  "Aidan N. Gomez and Lukasz Kaiser and Illia Polosukhin",
+        "title": "Attention is All you Need", "pages": "5998-6008", "year": "2017", "booktitle": "NIPS"}),
+    ("inproceedings", "conf/naacl/DevlinCLT19", {
+        "author": "Jacob Devlin and Ming-Wei Chang and Kenton Lee and Kristina Toutanova",
+        "title": "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+        "pages": "4171-4186", "year": "2019", "booktitle": "NAACL-HLT (1)", "doi": "10.18653/V1/N19-1423"}),
+    ("article", "journals/neco/HochreiterS97", {
+        "author": "Sepp Hochreiter and Jürgen Schmidhuber", "title": "Long Short-Term Memory",
+        "pages": "1735-1780", "year": "1997", "volume": "9", "journal": "Neural Comput.",
+        "doi": "10.1162/NECO.1997.9.8.1735"}),
+    ("article", "journals/nature/LeCunBH15", {
+        "author": "Yann LeCun and Yoshua Bengio and Geoffrey E. Hinton", "title": "Deep learning",
+        "pages": "436-444", "year": "2015", "volume": "521", "journal": "Nat.", "doi": "10.1038/NATURE14539"}),
+    ("book", "books/daglib/0040158", {
+        "author": "Ian J. Goodfellow and Yoshua Bengio and Aaron C. Courville", "title": "Deep Learning",
+        "year": "2016"}),
+    ("article", "journals/corr/abs-2101-00001", {
+        "author": "Jan van der Berg 0002 and John Smith Jr.", "title": "Peer Review of Citation Audits",
+        "year": "2021", "volume": "abs/2101.00001", "journal": "CoRR"}),
+]  # fmt: skip
+
+
+def sample_mirror(work: Path) -> Path:
+    """A mirror imported by ``citeaudit mirror import`` from :data:`SAMPLE_RECORDS` and 50 decoys
+    (the title's words reordered, other authors) in ``work``."""
+    from tests.conftest import run_cli
+
+    decoys = [
+        dblp_record("inproceedings", f"conf/decoy/d{i}", {
+            "author": "Ada Lovelace and Alan Turing", "title": f"Need You All Attention Is {i}", "year": "2017",
+            "booktitle": "NIPS"})
+        for i in range(50)
+    ]  # fmt: skip
+    dump = write_dblp(work / "dblp-2026-11-01.xml.gz", [*(dblp_record(*r) for r in SAMPLE_RECORDS), *decoys])
+    target = work / "refs.mirror"
+    result = run_cli("mirror", "import", "--format", "dblp", dump, "--mirror", target)
+    assert result.code == 0, result.stderr
+    return target

@@ -127,6 +127,7 @@ def _ids(out: Path) -> list[Any]:
     return [e["id"] for e in part_lines(out)]
 
 
+@pytest.mark.timeout(300)  # a Ray run, its retries and a rerun
 def test_a_worker_killed_by_pid_loses_nothing(
     cluster: str, workload: Workload, reference: Path, tmp_path: Path
 ) -> None:
@@ -152,7 +153,7 @@ def test_a_driver_killed_with_sigkill_is_finished_by_a_rerun(
     proc = _driver(cluster, workload, out)
     _wait_for_parts(out, proc, 3)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc.wait(30)
     done = len(list((out / "parts").glob("part-*.json")))
     total = len(list((reference / "parts").glob("part-*.json")))
     assert done < total, "the driver finished before it was killed"
@@ -161,3 +162,47 @@ def test_a_driver_killed_with_sigkill_is_finished_by_a_rerun(
     assert f"computed={total - done} " in result.stdout
     assert _ids(out) == _ids(reference)
     assert tree(out) == tree(reference)
+
+
+def test_references_found_in_a_mirror_give_the_local_engine_s_reports_on_ray(
+    cluster: str, tmp_path: Path
+) -> None:
+    """Batch lines citing works by title alone, against a DBLP mirror: the local engine with one
+    and two workers and Ray with two write the same DIR, every reference matched or not found."""
+    import json
+
+    from tests.dblp_dump import sample_mirror
+
+    mirror = sample_mirror(tmp_path)
+    cited = [
+        {"title": "Attention Is All You Need", "year": 2017, "first_author": "Vaswani"},
+        {"title": "Long short-term memory", "year": 1997, "authors": ["Hochreiter, S.", "Schmidhuber, J."]},
+        {"title": "A work nobody wrote", "year": 2020, "first_author": "Nobody"},
+        {"title": "Deep Learning"},
+    ]
+    lines = [
+        json.dumps({"claims": [{"id": f"c{i}", "text": "A claim.", "citations": [cited[(i + j) % 4]]}]})
+        for i in range(12)
+        for j in range(2)
+    ]
+    answers = tmp_path / "works.jsonl"
+    answers.write_text("\n".join(lines) + "\n", "utf-8")
+    base = ["batch", str(answers), "--offline", "--cache", str(tmp_path / "cache"), "--mirror", str(mirror),
+            "--indexes", "", "--judge", "none", "--part-size", PART]  # fmt: skip
+    outs = []
+    for name, extra in (("one", ["--workers", "1"]), ("two", ["--workers", "2"]),
+                        ("ray", ["--engine", "ray", "--workers", "2"])):  # fmt: skip
+        result = run_cli(*base, "--out", str(tmp_path / name), *extra)
+        assert result.code == 1, result.stderr
+        outs.append(tree(tmp_path / name))
+    assert outs[0] == outs[1] == outs[2]
+    reports = [
+        json.loads(line)
+        for path, data in outs[0].items()
+        if path.startswith("reports/")
+        for line in data.splitlines()
+    ]
+    assert len(reports) == 24
+    codes = {f["code"] for r in reports for row in r["report"]["results"] for f in row["findings"]}
+    assert {"I_MATCHED_BY_SEARCH", "E_WORK_NOT_FOUND", "W_WORK_AMBIGUOUS"} <= codes
+    assert outs[0]["rejected.jsonl"] == b""

@@ -222,6 +222,10 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
     theirs = [_venue_words(n) for n in names]
     if any(_abbreviates(words, t) for t in theirs):
         return True
+    # The record may hold the abbreviation (DBLP's "Neural Comput." for "Neural Computation"); of
+    # two words or more, so that one short word ("Nat.") is not read into any venue.
+    if len(words) > 1 and any(_abbreviates(t, words) for t in theirs):
+        return True
     alias = _alias(words)
     if alias is not None and any(_holds(t, run) for t in theirs for run in VENUE_ALIASES[alias]):
         return True
@@ -230,10 +234,16 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
     )
 
 
+# DBLP names the part of a proceedings in parentheses ("NAACL-HLT (1)", "ACL (Findings)"): the
+# venue cited without it is the venue.
+_VENUE_PART_RE = re.compile(r"\s*\([^()]{1,40}\)\s*$")
+
+
 def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
     kind = (record.type or "").lower()
     names = record.container + record.short_container
-    if venue_matches(cited, names):
+    parts = tuple(bare for n in names if (bare := _VENUE_PART_RE.sub("", n)) and bare != n)
+    if venue_matches(cited, names + parts):
         return []
     if kind in _PREPRINT_TYPES and not _is_preprint_server(cited):
         return [

@@ -28,6 +28,7 @@ from citeaudit.cli import (
     history,
     judge,
     mcp,
+    mirror,
     render,
     review,
     serve,
@@ -74,6 +75,7 @@ def build_parser() -> Parser:
     evaluate.add_parser(commands)
     judge.add_parser(commands)
     review.add_parser(commands)
+    mirror.add_parsers(commands)
     return parser
 
 

@@ -33,17 +33,23 @@ def render_junit(report: dict[str, Any]) -> bytes:
             "testcase",
             {"classname": f"claim {row['claim'] or '(citation list)'}", "name": row["citation"] or "(claim)"},
         )
-        if row["status"] == "pass":
-            continue
-        detail = "\n".join(
-            f"{f['label']}: {f['message']}" for f in row["findings"] if f["severity"] == "error"
-        )
-        page = pinned_page(row)
-        if page:
-            detail += f"\npage {page}"
-        tag = "failure" if row["status"] == "fail" else "skipped"
-        element = ET.SubElement(case, tag, {"message": " ".join(row["errors"]), "type": row["errors"][0]})
-        element.text = detail
+        if row["status"] != "pass":
+            _fail(case, row)
+        matched = (row.get("record") or {}).get("matched")
+        if matched:  # found by search, not resolved by an identifier: said on the case itself
+            out = ET.SubElement(case, "system-out")
+            out.text = f"matched by search (not by identifier): {matched['index']} {matched['key']}"
     ET.indent(suites)
     data: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
     return data + b"\n"
+
+
+def _fail(case: ET.Element, row: dict[str, Any]) -> None:
+    """The failure (or skip) element of a row that did not pass, with its errors."""
+    detail = "\n".join(f"{f['label']}: {f['message']}" for f in row["findings"] if f["severity"] == "error")
+    page = pinned_page(row)
+    if page:
+        detail += f"\npage {page}"
+    tag = "failure" if row["status"] == "fail" else "skipped"
+    element = ET.SubElement(case, tag, {"message": " ".join(row["errors"]), "type": row["errors"][0]})
+    element.text = detail

@@ -1,0 +1,126 @@
+"""How a mirror picks and orders its candidates for a title: which words to look up (the rarest
+ones, so that a title with a word or two wrong still shares one with the record), and a score
+that is a pure function of the query and the record (ties broken by key), so the same mirror
+answers the same query the same way."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citeaudit.resolve.indexes.interface import WorkQuery, query_words
+
+__all__ = [
+    "MIN_SIMILARITY",
+    "STOPWORDS",
+    "Scored",
+    "content_words",
+    "fast_words",
+    "names_text",
+    "score",
+    "title_similarity",
+]
+
+# Words too common to find a title by; a title of nothing else is looked up by all its words.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "over",
+        "the",
+        "their",
+        "this",
+        "to",
+        "toward",
+        "towards",
+        "under",
+        "via",
+        "with",
+        "without",
+    ]
+)
+#: The least title similarity (Dice over words) of a candidate; below it a record is not "close".
+#: A title of four words with two of them wrong is at 0.5: still a candidate for the match rule.
+MIN_SIMILARITY = 0.4
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def fast_words(text: str) -> list[str]:
+    """:func:`query_words`, by a regular expression where the text is ASCII (most titles and
+    names are; the import normalises millions of them)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return query_words(text)
+
+
+def content_words(title: str) -> list[str]:
+    """The distinct words of a title a record is looked up by, in the title's order."""
+    words = fast_words(title)
+    content = [w for w in words if w not in STOPWORDS] or words
+    return list(dict.fromkeys(content))
+
+
+def names_text(families: Sequence[str]) -> str:
+    """The authors' family names as the index keeps them: normalised, first author first."""
+    return "|".join(" ".join(fast_words(f)) for f in families)
+
+
+def title_similarity(query: Sequence[str], words: Sequence[str]) -> float:
+    """Dice's coefficient over the two titles' distinct words."""
+    if not query or not words:
+        return 0.0
+    a, b = set(query), set(words)
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Scored:
+    sort_key: tuple[float, str, str]  # (-score, format, key): best first, then by key
+    rowid: int
+    similarity: float
+
+
+def score(
+    query: WorkQuery, query_title: Sequence[str], rowid: int, fmt: str, key: str, norm: str, names: str,
+    year: int | None,
+) -> Scored | None:  # fmt: skip
+    """The candidate's score: title similarity first; the cited first author (as first author,
+    or anywhere in the list) and year (exact, or one off for a preprint and its proceedings)
+    order records whose titles are alike."""
+    similarity = title_similarity(query_title, norm.split())
+    if similarity < MIN_SIMILARITY:
+        return None
+    total = similarity
+    surname = query_words(query.first_author or "")
+    if surname:
+        families = names.split("|")
+        last = surname[-1]
+        if families and last in families[0].split():
+            total += 0.05
+        elif any(last in f.split() for f in families):
+            total += 0.02
+    if query.year is not None and year is not None:
+        if year == query.year:
+            total += 0.03
+        elif abs(year - query.year) == 1:
+            total += 0.015
+    return Scored((-round(total, 9), fmt, key), rowid, similarity)

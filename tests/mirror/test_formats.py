@@ -1,0 +1,179 @@
+"""Every format's real samples imported and searched; DBLP's entities, homonyms, markup and full stops."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from citeaudit.mirror import SqliteStore, import_dump, open_mirror
+from citeaudit.mirror.interface import MirrorRecord
+from citeaudit.mirror.load import importer
+from citeaudit.resolve.indexes.interface import Candidate, WorkQuery
+from citeaudit.resolve.interface import Author
+from tests.conftest import read_jsonl, shared_data
+from tests.mirror.dumps import DATA
+
+
+def _import(mirror: Path, fmt: str, *paths: Path) -> None:
+    store = SqliteStore(mirror)
+    try:
+        import_dump(store, fmt, list(paths))
+    finally:
+        store.close()
+
+
+def _units(fmt: str, path: Path) -> dict[str, MirrorRecord]:
+    module = importer(fmt)
+    out = {}
+    for dump in module.files(str(path)):
+        for unit in module.units(dump, 0, 1 << 20):
+            if isinstance(unit, MirrorRecord):
+                out[unit.key] = unit
+    return out
+
+
+def _best(mirror: Path, query: WorkQuery) -> Candidate:
+    answer = open_mirror(mirror).search_many([query])[query.key]
+    assert answer.answered, answer.reason
+    return answer.candidates[0]
+
+
+def test_dblp_real_records(tmp_path: Path) -> None:
+    records = _units("dblp", DATA / "dblp" / "sample.xml")
+    assert sorted(records) == [
+        "conf/hpcasia/2019", "conf/pfe/2001", "journals/cacm/Szalay08", "journals/corr/OrchardY16a"
+    ]  # fmt: skip
+    pfe = records["conf/pfe/2001"].record
+    assert pfe.type == "proceedings"
+    assert pfe.container == ("PFE",)
+    assert pfe.volume == "2290"
+    assert pfe.doi == "10.1007/3-540-47833-7"
+    assert pfe.years == (("issued", 2002),)
+    assert pfe.authors == ()  # editors are not authors
+    places = records["journals/corr/OrchardY16a"]
+    assert places.record.titles[0].endswith("8th April 2016")  # DBLP's final full stop dropped
+    assert places.record.doi == "10.4204/eptcs.211"
+    assert places.arxiv == "1606.05403"
+    cacm = records["journals/cacm/Szalay08"].record
+    assert cacm.titles == ("Jim Gray, astronomer",)
+    assert cacm.doi == ""
+    assert cacm.authors == (Author(family="Szalay", given="Alexander S."),)
+    assert (cacm.type, cacm.container, cacm.volume, cacm.issue, cacm.pages, cacm.agency) == (
+        "journal-article", ("Commun. ACM",), "51", "11", "58-65", "dblp"
+    )  # fmt: skip
+    _import(tmp_path / "m.sqlite", "dblp", DATA / "dblp" / "sample.xml")
+    best = _best(tmp_path / "m.sqlite", WorkQuery("Jim Gray astronomer", "Szalay", 2008))
+    assert (best.index, best.key) == ("mirror:dblp", "journals/cacm/Szalay08")
+
+
+def test_dblp_entities_homonyms_markup_and_full_stops(tmp_path: Path) -> None:
+    (tmp_path / "dblp.dtd").write_bytes((DATA / "dblp" / "dblp.dtd").read_bytes())
+    xml = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE dblp SYSTEM "dblp.dtd">
+<dblp>
+<article mdate="2021-02-03" key="journals/x/MullerL21">
+<author>J&ouml;rg M&uuml;ller 0001</author>
+<author>Frank van der Linden 0002</author>
+<author>John Smith Jr.</author>
+<author>Wei Wang 0001</author>
+<title><i>In vivo</i> CO<sub>2</sub> sensing with <tt>SENSE</tt>: what&apos;s next?</title>
+<journal>IEEE Trans. Sens.</journal>
+<year>2021</year>
+<ee>https://doi.org/10.1109/TSENS.2021.ABC</ee>
+</article>
+<inproceedings mdate="2017-05-20" key="conf/nips/VaswaniSPUJGKP17">
+<author>Ashish Vaswani</author>
+<title>Attention is All you Need.</title>
+<booktitle>NIPS</booktitle>
+<year>2017</year>
+</inproceedings>
+<www mdate="2020-01-01" key="homepages/w/WeiWang1"><author>Wei Wang 0001</author><title>Home Page</title></www>
+<article mdate="2020-01-01" key="journals/x/Untitled"><author>Nobody</author><year>2020</year></article>
+</dblp>
+"""
+    (tmp_path / "dblp.xml").write_bytes(xml.encode("iso-8859-1"))
+    with gzip.open(tmp_path / "dblp.xml.gz", "wb") as out:
+        out.write(xml.encode("iso-8859-1"))
+    records = _units("dblp", tmp_path / "dblp.xml.gz")
+    assert sorted(records) == ["conf/nips/VaswaniSPUJGKP17", "journals/x/MullerL21"]
+    r = records["journals/x/MullerL21"].record
+    assert r.titles == ("In vivo CO2 sensing with SENSE: what's next?",)
+    assert r.authors == (
+        Author(family="Müller", given="Jörg"),
+        Author(family="van der Linden", given="Frank"),
+        Author(family="Smith Jr.", given="John"),
+        Author(family="Wang", given="Wei"),
+    )
+    assert r.doi == "10.1109/tsens.2021.abc"
+    assert r.type == "journal-article"
+    assert records["conf/nips/VaswaniSPUJGKP17"].record.titles == ("Attention is All you Need",)
+    assert records["conf/nips/VaswaniSPUJGKP17"].record.container == ("NIPS",)
+    _import(tmp_path / "m.sqlite", "dblp", tmp_path / "dblp.xml.gz")
+    best = _best(tmp_path / "m.sqlite", WorkQuery("In vivo CO2 sensing with SENSE", "Muller", 2021))
+    assert best.key == "journals/x/MullerL21"
+
+
+def test_crossref_real_messages(tmp_path: Path) -> None:
+    rows = read_jsonl(shared_data("registry", "crossref_works.jsonl"))
+    messages = [row["message"] for row in rows]
+    folder = tmp_path / "crossref"
+    folder.mkdir()
+    for k in range(0, len(messages), 200):  # the public data file's form: many {"items": [...]} files
+        with gzip.open(folder / f"{k // 200}.json.gz", "wt", encoding="utf-8") as out:
+            json.dump({"items": messages[k : k + 200]}, out)
+    _import(tmp_path / "m.sqlite", "crossref", folder)
+    from citeaudit.resolve.crossref import record_from_message
+
+    titled = {m["DOI"].lower(): m for m in messages if record_from_message(m).titles}
+    store = SqliteStore(tmp_path / "m.sqlite")
+    assert store.counts() == {"crossref": len(titled)}
+    skipped = {s.name.rsplit("/", 1)[1]: dict(s.skipped) for s in store.sources()}
+    store.close()
+    assert sum(n for s in skipped.values() for n in s.values()) == len(messages) - len(titled)
+    doi, message = sorted(titled.items())[0]
+    best = _best(tmp_path / "m.sqlite", WorkQuery(message["title"][0]))
+    assert best.index == "mirror:crossref"
+    assert best.key == doi
+    assert best.record == record_from_message(message)
+
+
+def test_openalex_real_work_both_forms(tmp_path: Path) -> None:
+    records = _units("openalex", DATA / "openalex")
+    work = records["W2741809807"]
+    r = work.record
+    assert r.titles == (
+        "The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles",
+    )
+    assert r.doi == "10.7717/peerj.4375"
+    assert r.years == (("issued", 2018),)
+    assert r.container == ("PeerJ",)
+    assert r.authors[0] == Author(family="Piwowar", given="Heather A.")
+    assert len(r.authors) == 9
+    assert r.type == "journal-article"
+    assert work.date == "2024-01-02"
+    _import(tmp_path / "m.sqlite", "openalex", DATA / "openalex")
+    best = _best(
+        tmp_path / "m.sqlite", WorkQuery("The state of OA: a large scale analysis of open access", "Piwowar")
+    )
+    assert (best.index, best.key, best.record.pages) == ("mirror:openalex", "W2741809807", "e4375")
+
+
+def test_arxiv_real_snapshot_lines(tmp_path: Path) -> None:
+    path = DATA / "arxiv" / "arxiv-metadata-oai-snapshot.json"
+    records = _units("arxiv", path)
+    lemire = records["2101.11408"]
+    assert lemire.record.titles == ("Number Parsing at a Gigabyte per Second",)
+    assert lemire.record.doi == "10.48550/arxiv.2101.11408"
+    assert lemire.arxiv == "2101.11408"
+    assert lemire.record.years == (("issued", 2021),)
+    assert lemire.record.type == "posted-content"
+    assert lemire.record.relations[0].doi == "10.1002/spe.2984"
+    balazs = records["0704.0001"].record
+    assert balazs.authors[0] == Author(family="Balázs", given="C.")  # TeX accent decoded
+    assert balazs.titles == (
+        "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
+    )
+    _import(tmp_path / "m.sqlite", "arxiv", path)
+    best = _best(tmp_path / "m.sqlite", WorkQuery("Number parsing at a gigabyte per second", "Lemire", 2021))
+    assert (best.index, best.key, best.arxiv) == ("mirror:arxiv", "2101.11408", "2101.11408")
