@@ -18,6 +18,7 @@ from bench import (
     hostile_input,
     html_report,
     judge_throughput,
+    markdown_report,
     rag_latency,
     resolve_integrity,
     resolve_rate,
@@ -40,6 +41,7 @@ BENCHMARKS = {
     "service": ("The HTTP API under load", service_load),
     "trail": ("The audit trail: 10,000 audits appended and queried", trail_volume),
     "semantic": ("The semantic stage: the offline judges on labelled public sets", semantic_eval),
+    "semantic-vetoes": (semantic_eval.TITLE, semantic_eval.wrong_claims),
     "judges": ("Judge throughput: rules, and nli batched against unbatched", judge_throughput),
     "hostile": ("Hostile input: worst-case shapes in linear time", hostile_input),
     "html": ("The HTML report of 10,000 claims in Chromium", html_report),
@@ -47,6 +49,7 @@ BENCHMARKS = {
     "search": ("References without an identifier: HALLMARK dev against a DBLP mirror", hallmark_search),
     "batch": ("`citeaudit batch`: local and Ray engines against a loop of `check`", batch_throughput),
     "startup": ("Start-up: `citeaudit --version` and `check` of the README example", startup),
+    "markdown": ("Research reports in Markdown: a 500-claim report checked offline", markdown_report),
 }
 
 

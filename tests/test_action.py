@@ -39,8 +39,11 @@ def _defaults(**inputs: str) -> dict[str, str]:
 class Runner:
     """Runs the action's steps in order, as far as a runner outside GitHub can."""
 
-    def __init__(self, workdir: Path, temp: Path, inputs: dict[str, str]) -> None:
+    def __init__(
+        self, workdir: Path, temp: Path, inputs: dict[str, str], github: dict[str, str] | None = None
+    ) -> None:
         self.workdir, self.temp, self.inputs = workdir, temp, inputs
+        self.github = github or {}  # the event's context (a pull request's base); empty otherwise
         self.outputs: dict[str, dict[str, str]] = {}
         self.summary = temp / "step-summary.md"
 
@@ -51,6 +54,8 @@ class Runner:
             return str(ROOT)
         if expression == "runner.temp":
             return str(self.temp)
+        if expression in ("github.base_ref", "github.event.pull_request.base.sha"):
+            return self.github.get(expression, "")
         match = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expression)
         if match:
             return self.outputs.get(match[1], {}).get(match[2], "")
@@ -141,7 +146,7 @@ def workdir(tmp_path: Path) -> Path:
 def test_the_action_is_composite_and_names_its_steps() -> None:
     assert ACTION["runs"]["using"] == "composite"
     ids = [step.get("id") for step in ACTION["runs"]["steps"] if "run" in step]
-    assert ids == ["install", "audit", "verdict"]
+    assert ids == ["install", "cache", "audit", "verdict"]
 
 
 def test_errors_are_uploaded_merged_and_fail_the_job(workdir: Path, tmp_path: Path) -> None:
@@ -215,3 +220,97 @@ def test_an_unknown_fail_on_is_refused(workdir: Path, tmp_path: Path) -> None:
     done = runner.steps()
     assert done["audit"].returncode == 2
     assert "citeaudit: fail-on must be error, decision or never, got 'errors'" in done["audit"].stderr
+
+
+# -- issue 28: the Action says when a pull request changes cache files -----------------------
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _pull_request(workdir: Path) -> str:
+    """The workdir as a repository whose base commit holds the cache and its manifest; returns the
+    base's sha."""
+    assert run_cli_here(workdir, "cache", "manifest", "--cache", "cache", "--sources", "sources") == 0
+    _git(workdir, "init", "-q", "-b", "main")
+    _git(workdir, "add", "-A")
+    _git(workdir, "commit", "-q", "-m", "base")
+    return _git(workdir, "rev-parse", "HEAD")
+
+
+def run_cli_here(cwd: Path, *argv: str) -> int:
+    done = subprocess.run([str(Path(sys.executable).parent / "citeaudit"), *argv], cwd=cwd, timeout=120,
+                          capture_output=True, check=False)  # fmt: skip
+    return done.returncode
+
+
+def test_a_pull_request_that_changes_cache_files_is_named_in_a_warning(workdir: Path, tmp_path: Path) -> None:
+    base = _pull_request(workdir)
+    entry = workdir / "cache" / "10.0000_demo.1.json"
+    entry.write_text(entry.read_text("utf-8").replace("2024", "2023"), "utf-8")
+    (workdir / "sources" / "10.0000_extra.1.txt").write_text("planted text", "utf-8")
+    _git(workdir, "add", "-A")
+    _git(workdir, "commit", "-q", "-m", "a pull request")
+    github = {"github.base_ref": "main", "github.event.pull_request.base.sha": base}
+    inputs = _defaults(files="answers/clean.claims.json", args="--cache cache\n--sources sources")
+    runner = Runner(workdir, tmp_path / "temp", inputs, github)
+    runner.temp.mkdir()
+    done = runner.steps()
+    assert done["cache"].returncode == 0, done["cache"].stderr
+    assert done["cache"].stdout == (
+        "::warning title=citeaudit: cache changed::this pull request changes 2 cache file(s) the audit "
+        "trusts: cache/10.0000_demo.1.json, sources/10.0000_extra.1.txt (review them; citeaudit cache verify "
+        "re-resolves the entries online)\n"
+    )
+    assert runner.outputs["cache"] == {"cache-changes": "2"}
+    assert "- `cache/10.0000_demo.1.json`" in runner.summary.read_text("utf-8")
+    # The edited entry is not the one the manifest records: could not check, never a wrong year.
+    assert runner.outputs["audit"]["exit-code"] == "3"
+
+
+def test_a_changed_manifest_is_named_and_no_change_is_said_so(workdir: Path, tmp_path: Path) -> None:
+    base = _pull_request(workdir)
+    github = {"github.event.pull_request.base.sha": base}
+    runner = Runner(workdir, tmp_path / "temp", _defaults(files="answers/clean.claims.json"), github)
+    runner.temp.mkdir()
+    assert (
+        runner.steps()["cache"].stdout
+        == "citeaudit: the pull request changes no cache file (cache, sources)\n"
+    )
+    entry = workdir / "cache" / "10.0000_demo.1.json"
+    entry.write_text(entry.read_text("utf-8").replace("2024", "2023"), "utf-8")
+    assert run_cli_here(workdir, "cache", "manifest") == 0  # the digest edited along with the entry
+    _git(workdir, "commit", "-q", "-am", "entry and manifest")
+    runner = Runner(workdir, tmp_path / "temp2", _defaults(files="answers/clean.claims.json"), github)
+    runner.temp.mkdir()
+    out = runner.steps()["cache"].stdout
+    assert out.startswith(
+        "::warning title=citeaudit: cache changed::this pull request changes 2 cache file(s)"
+    )
+    assert "cache/MANIFEST.json too: the recorded digests prove nothing then" in out
+
+
+def test_outside_a_pull_request_or_without_its_base_nothing_is_compared(
+    workdir: Path, tmp_path: Path
+) -> None:
+    _pull_request(workdir)
+    runner = Runner(workdir, tmp_path / "temp", _defaults(files="answers/clean.claims.json"))
+    runner.temp.mkdir()
+    done = runner.steps()
+    assert (done["cache"].returncode, done["cache"].stdout) == (0, "")
+    github = {"github.event.pull_request.base.sha": "0" * 40}  # a shallow checkout without the base
+    runner = Runner(workdir, tmp_path / "temp2", _defaults(files="answers/clean.claims.json"), github)
+    runner.temp.mkdir()
+    assert runner.steps()["cache"].stdout == (
+        "::notice title=citeaudit::the pull request's base is not in this checkout, so changes to the cache "
+        "(cache, sources) were not listed (actions/checkout with fetch-depth: 0)\n"
+    )

@@ -290,3 +290,51 @@ def test_a_corpus_document_is_bounded_and_must_be_a_file(
         (corpus / "d1.txt").resolve() if (corpus / "d1.txt").is_symlink() else corpus.resolve() / "d1.txt"
     )
     assert (done.returncode, done.stderr.decode()) == (2, f"citeaudit: error: {target}: {problem}\n")
+
+
+# -- issue 28: a FIFO nobody writes to or reads is refused, not waited for ------------------
+
+
+def _refused(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    started = time.monotonic()
+    done = subprocess.run([CITEAUDIT, *argv], capture_output=True, env=_env(), cwd=cwd, timeout=60)
+    assert time.monotonic() - started < 30  # before: it waited for a writer (or a reader) forever
+    return done
+
+
+def test_claims_from_a_fifo_with_no_writer_is_exit_2(seed: Path) -> None:
+    os.mkfifo(seed / "claims.fifo")
+    done = _refused(["check", "claims.fifo", "--offline"], seed)
+    assert (done.returncode, done.stderr) == (
+        2,
+        b"citeaudit: error: claims.fifo: is a FIFO that nothing writes to (not read: it would wait forever)\n",
+    )
+
+
+def test_a_corpus_fifo_with_no_writer_is_exit_2(tmp_path: Path) -> None:
+    case = GOLDEN / "seed003_real_range"
+    shutil.copy(case / "response.json", tmp_path / "response.json")
+    os.mkfifo(tmp_path / "documents.json")
+    done = _refused(["check", "response.json", "--corpus", "documents.json", "--offline"], tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        b"citeaudit: error: documents.json: is a FIFO that nothing writes to (not read: it would wait forever)\n",
+    )
+
+
+def test_out_to_a_fifo_with_no_reader_is_exit_2(seed: Path) -> None:
+    os.mkfifo(seed / "out.fifo")
+    done = _refused(_check("--out", "out.fifo"), seed)
+    assert (done.returncode, done.stderr) == (
+        2,
+        b"citeaudit: error: out.fifo: cannot write: it is a FIFO that nothing reads (not written: it would "
+        b"wait forever)\n",
+    )
+    assert stat.S_ISFIFO(os.lstat(seed / "out.fifo").st_mode)
+
+
+def test_claims_through_a_process_substitution_are_still_read(seed: Path) -> None:
+    script = f'"{CITEAUDIT}" check <(sleep 1.5; cat claims.json) --offline --out r.json'
+    done = subprocess.run(["bash", "-c", script], capture_output=True, env=_env(), cwd=seed, timeout=120)
+    assert done.returncode == 1, done.stderr  # a writer that takes its time is waited for
+    assert json.loads((seed / "r.json").read_text("utf-8"))["checked"] == 4

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from citeaudit.config import Config, index_names
 from citeaudit.errors import CiteauditError, ConfigError, InputError
-from citeaudit.formats import load_submission, parse_bytes, submission_from_bytes
+from citeaudit.formats import input_format_of, load_submission, parse_bytes, submission_from_bytes
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.feedback import RULE
 from citeaudit.report.feedback import feedback as feedback_dict
@@ -48,7 +48,8 @@ Answer = bytes | bytearray | memoryview | Mapping[str, Any] | str | Path | Submi
 ANSWER_NAME = "<answer>"  # how errors name an answer that is not a file
 
 # A str is a document, not a path, when its first character other than white space opens one:
-# ``{`` (JSON) or ``@`` / ``%`` (BibTeX, an entry or a comment). Any other str is a path.
+# ``{`` (JSON) or ``@`` / ``%`` (BibTeX, an entry or a comment), or when it has a line break (a
+# Markdown report; no path has one). Any other str is a path.
 _DOCUMENT_OPENERS = ("{", "@", "%")
 
 
@@ -58,19 +59,23 @@ def _shown(path: str) -> str:
     return one_line if len(one_line) <= 80 else one_line[:77] + "..."
 
 
-def _submission(answer: object) -> Submission:
+def _submission(answer: object, input_format: str | None = None) -> Submission:
+    try:
+        forced = input_format_of(input_format)
+    except ValueError:
+        raise ConfigError(f"input_format: {input_format!r} is not a format citeaudit reads") from None
     if isinstance(answer, Submission):
         return answer
     if isinstance(answer, bytes | bytearray | memoryview):
-        return submission_from_bytes(bytes(answer), ANSWER_NAME)
-    if isinstance(answer, str) and answer.lstrip().startswith(_DOCUMENT_OPENERS):
-        return submission_from_bytes(answer.encode("utf-8"), ANSWER_NAME)
+        return submission_from_bytes(bytes(answer), ANSWER_NAME, input_format=forced)
+    if isinstance(answer, str) and (answer.lstrip().startswith(_DOCUMENT_OPENERS) or "\n" in answer.strip()):
+        return submission_from_bytes(answer.encode("utf-8"), ANSWER_NAME, input_format=forced)
     if isinstance(answer, str | Path):
         name = _shown(str(answer))
         if not str(answer).strip() or "\0" in str(answer):
             raise InputError(ANSWER_NAME, "", f"not a path nor a document: {name!r}")
         try:
-            return load_submission(Path(answer))
+            return load_submission(Path(answer), input_format=forced)
         except InputError as e:
             raise InputError(name, e.path, e.problem) from None
         except OSError as e:  # a name too long, a device that cannot be read…
@@ -204,14 +209,18 @@ def audit(
     reviews: Sequence[Review] = (),
     mirror: str | Path | Sequence[str | Path] | None = None,
     indexes: Sequence[str] | None = None,
+    input_format: str | None = None,
 ) -> Report:
     """Audit one answer; the same options as ``citeaudit check``, built by the same composition
     root (:mod:`citeaudit.wiring`).
 
-    ``answer`` is bytes (JSON, or BibTeX when it opens with ``@`` or ``%``), a str, a mapping, a
-    path or a :class:`~citeaudit.model.Submission`. A str whose first character other than white
-    space is ``{``, ``@`` or ``%`` is the document itself (JSON or BibTeX); any other str is a path,
-    as a :class:`~pathlib.Path` always is (a ``.bib`` or ``.bibtex`` file is BibTeX).
+    ``answer`` is bytes (JSON; BibTeX when it opens with ``@`` or ``%``; a Markdown report when it
+    has a references heading), a str, a mapping, a path or a :class:`~citeaudit.model.Submission`. A
+    str whose first character other than white space is ``{``, ``@`` or ``%``, or that has a line
+    break, is the document itself; any other str is a path, as a :class:`~pathlib.Path` always is (a
+    ``.bib`` or ``.bibtex`` file is BibTeX, a ``.md`` or ``.markdown`` file a Markdown report).
+    ``input_format`` (``markdown-report``, ``bibtex``, ``seed-003``…, as ``check --input-format``)
+    reads the answer as that format instead.
 
     ``config`` is a :class:`citeaudit.config.Config` (``citeaudit.config.load_config`` reads the
     file and the environment as ``check`` does: its ``[severity]`` and ``[policy]`` apply); without
@@ -231,7 +240,7 @@ def audit(
     reference without an identifier is searched, as ``check --mirror`` and ``--indexes``. A bad
     answer raises :class:`citeaudit.InputError`, a bad option :class:`citeaudit.ConfigError`.
     """
-    submission = _submission(answer)
+    submission = _submission(answer, input_format)
     built: Judge | FromConfig = FROM_CONFIG  # a spec (or None: "none") is built from the configuration
     spec: str | None = None
     if isinstance(judge, str) or judge is None:

@@ -58,6 +58,7 @@ class Config:
     host_delay_ms: int = 1000  # between two requests to one web host (0: none)
     mirrors: tuple[Path, ...] = ()  # local mirrors of the bibliographic dumps, searched first
     indexes: tuple[str, ...] = DEFAULT_INDEXES  # online indexes, searched in order after them
+    input_format: str = "auto"  # the format the input is read as ("auto": its suffix, then its content)
     origin: str = "defaults"  # where the file settings came from, for messages
 
 
@@ -88,6 +89,7 @@ ENV_VARS = {
     "host_delay_ms": "CITEAUDIT_HOST_DELAY_MS",
     "mirrors": "CITEAUDIT_MIRROR",
     "indexes": "CITEAUDIT_INDEXES",
+    "input_format": "CITEAUDIT_INPUT_FORMAT",
 }
 _PATHS = {"cache", "sources", "out", "corpus", "verdict_cache"}
 _INTS = {
@@ -231,6 +233,12 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
                 raise ConfigError(f"{here}: a path cannot contain a NUL character")
             is_url = "://" in value or value.startswith("sqlite:")
             values[name] = value if is_url or base is None else str(base / value)
+        elif name == "input_format":
+            from citeaudit.formats.interface import INPUT_FORMAT_CHOICES
+
+            if value not in INPUT_FORMAT_CHOICES:
+                raise ConfigError(f"{here}: expected one of {', '.join(INPUT_FORMAT_CHOICES)}, got {value!r}")
+            values[name] = value
         elif name in ("mailto", "scope", "judge"):
             if not isinstance(value, str):
                 raise ConfigError(f"{here}: expected a string")

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from citeaudit.checks.bibliographic import check_work
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.matching import Match, MatchStatus, is_enough, match_work
+from citeaudit.checks.matching import Match, MatchStatus, is_enough, match_reference
 from citeaudit.checks.metadata import (
     check_first_author,
+    check_identifier_controls,
     check_relations,
     check_title,
     check_year,
@@ -108,10 +109,13 @@ class _Pending:
     record: dict[str, Any] | None = None
     years: tuple[int, ...] = ()  # the cited work's years, which the numbers check exempts
     excerpt: dict[str, str] | None = None
+    origin: str = ""  # where the input has a finding of its structure (a Note's)
 
     def row(self) -> Row:
         claim, citation = self.claim, self.citation
-        origin = citation.origin if citation is not None else (claim.origin if claim is not None else "")
+        origin = self.origin or (
+            citation.origin if citation is not None else (claim.origin if claim is not None else "")
+        )
         # Positional: a frozen dataclass's keyword construction is a third slower, once per citation.
         return Row(
             None if claim is None else claim.id, self.citation_id, citation, self.doi,
@@ -159,8 +163,16 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     listed, problems = index_citations(submission.citations, make)
     referenced: set[str] = set()
     rows: list[_Pending] = []
+    # Findings of the input's own structure (a Markdown report's markers and references).
+    noted: dict[str | None, list[_Pending]] = {}
+    for note in submission.notes:
+        pending = _Pending(None, note.citation_id, None, [make(note.code, note.message)], origin=note.origin)
+        noted.setdefault(note.claim_id, []).append(pending)
     for claim in sorted(submission.claims, key=lambda c: c.id):
-        uncited = check_uncited(claim, make)
+        own = noted.get(claim.id, [])
+        for pending in own:
+            pending.claim = claim
+        uncited = check_uncited(claim, make) if not own else []
         if uncited:
             rows.append(_Pending(claim, None, None, uncited))
             continue
@@ -176,6 +188,7 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
             else:
                 referenced.add(cid)
                 rows.append(_Pending(claim, cid, target))
+        rows += own
     orphans: list[_Pending] = []
     by_index = dict(problems)
     for i, citation in enumerate(submission.citations):
@@ -183,6 +196,16 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
             orphans.append(_Pending(None, citation.id or None, None, [by_index[i]]))
         elif citation.id not in referenced:
             orphans.append(_Pending(None, citation.id, citation))  # checked, though no claim uses it
+    by_id: dict[str | None, _Pending] = {}
+    for o in orphans:
+        if o.citation is not None:
+            by_id.setdefault(o.citation_id, o)
+    for pending in noted.get(None, []):  # on its listed citation's row, else on a row of its own
+        listed_row = by_id.get(pending.citation_id)
+        if listed_row is not None:
+            listed_row.findings += pending.findings
+        else:
+            orphans.append(pending)
     return rows, orphans
 
 
@@ -265,7 +288,9 @@ class _Context:
                 try:
                     text = self.snapshots.text_for_doi(snapshot_key)
                 except SourceError as e:  # this work's citations could not be checked; the rest can
-                    unreadable = make("E_NO_SNAPSHOT", f"the snapshot cannot be read: {e}")
+                    # A snapshot whose bytes are not the ones recorded says so (E_CACHE_CORRUPT).
+                    code = getattr(e, "code", "E_NO_SNAPSHOT")
+                    unreadable = make(code, f"the snapshot cannot be read: {e}")
                     text = None
                 snapshot = SourceText(text) if text is not None else None
                 loaded = True
@@ -293,7 +318,7 @@ class _Context:
         source = citations[0].source
         assert isinstance(source, WorkSource)  # grouped by kind: see audit()
         candidates = [c for a in answers if a.answered for c in a.candidates]
-        match = match_work(query_of(source), candidates)
+        match = match_reference(query_of(source), source.reference, candidates)
         if match.status is MatchStatus.MATCHED:
             return self._matched(match, citations)
         missing = [a for a in answers if not a.answered]
@@ -531,6 +556,7 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
             return ("search", key)
         if handler.is_valid(normal):
             row.doi = canonical_key(row.doi)
+            row.findings += check_identifier_controls(handler.kind, source.identifier, make)
             if source.form_note:
                 row.findings.append(make("W_IDENTIFIER_FORM", source.form_note))
             return ("page" if handler.text_source == "pin" else "work", row.doi)

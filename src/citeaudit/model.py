@@ -16,6 +16,7 @@ __all__ = [
     "VERDICTS",
     "Citation",
     "Claim",
+    "ClaimPlace",
     "ClaimResult",
     "ClaimStatus",
     "Conflict",
@@ -24,6 +25,8 @@ __all__ = [
     "DoiSource",
     "Finding",
     "JudgeIdentity",
+    "Marker",
+    "Note",
     "Outcome",
     "ReferenceSource",
     "Report",
@@ -164,6 +167,10 @@ class WorkSource:
     form_note: str | None = None
     accessed: str | None = None  # when the agent says it read a web page (as written; not checked)
     named_doi: str | None = None  # a DOI a web citation also names (checked against the page's)
+    # The whole text of a reference-list entry that names no identifier (a Markdown report's
+    # ``work`` citation): a candidate found by search must have its title, first author's
+    # surname and year in it (``checks/matching.py``, ``match_entry``).
+    reference: str | None = None
 
     ranged: ClassVar[bool] = False  # cited by its identifier, not by a range of a text
 
@@ -185,6 +192,7 @@ class WorkSource:
             "pages",
             "type",
             "accessed",
+            "reference",
         ):
             value = getattr(self, key)
             if value is not None:
@@ -275,6 +283,54 @@ class Citation:
 
 
 @dataclass(frozen=True, slots=True)
+class Marker:
+    """A citation marker as a report wrote it (``[1, 3]``, ``[^note]``, ``(Vaswani et al., 2017)``,
+    an inline link), at ``[start, end)`` of the input file, with the citations it names."""
+
+    text: str
+    start: int
+    end: int
+    line: int  # 1-based
+    column: int  # 1-based, in characters
+    labels: tuple[str, ...]  # the entries it names, as written ("1", "^note", "Vaswani et al. 2017")
+    citations: tuple[str, ...]  # the ids of the citations they are (none for an undefined label)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"citations": list(self.citations), "column": self.column, "end": self.end,
+                "labels": list(self.labels), "line": self.line, "start": self.start,
+                "text": self.text}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPlace:
+    """Where a claim read from a document (a Markdown report) is in the input file: its
+    ``[start, end)`` in characters (line ends as ``\\n``), line and column, the paragraph (or list
+    item, table row, heading) it is part of, and its markers."""
+
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    paragraph: Span
+    paragraph_text: str  # the paragraph's Markdown as written, for readers of the report
+    markers: tuple[Marker, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "column": self.column,
+            "end": self.end,
+            "end_column": self.end_column,
+            "end_line": self.end_line,
+            "line": self.line,
+            "markers": [m.to_json() for m in self.markers],
+            "paragraph": {**self.paragraph.to_json(), "text": self.paragraph_text},
+            "start": self.start,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     id: str
     text: str
@@ -283,6 +339,21 @@ class Claim:
     citations: tuple[Citation, ...] = ()
     citation_ids: tuple[str, ...] = ()  # references into Submission.citations
     origin: str = ""
+    place: ClaimPlace | None = None  # where a document's claim is in the file (not in the digest)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A finding about the structure of the input itself, made where it is read (a marker that
+    names no entry of a report's reference list, an entry no marker names…): the core puts it on
+    the claim's row for ``claim_id`` and ``citation_id`` (a row of its own), or, without a claim,
+    on the row of the listed citation ``citation_id``, or on a row of its own."""
+
+    code: str
+    message: str
+    claim_id: str | None = None
+    citation_id: str | None = None
+    origin: str = ""  # where the input has it ("line 12:5")
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +375,7 @@ class Submission:
     answer: str | None = None
     format: str = "native"
     input_sha256: str = ""  # of the bytes as read (the seed's field)
+    notes: tuple[Note, ...] = ()  # findings of the input's own structure (not in the digest)
     _digest: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -358,7 +430,9 @@ def _canonical_citation(citation: Citation) -> list[Any]:
         # ``accessed`` and ``named_doi`` came with web citations: added only where given, so digests
         # made before stay; ``form_note`` says nothing the identifier does not.
         names = [
-            f.name for f in fields(source) if f.name not in ("kind", "accessed", "named_doi", "form_note")
+            f.name
+            for f in fields(source)
+            if f.name not in ("kind", "accessed", "named_doi", "form_note", "reference")
         ]
         values = _SOURCE_VALUES[type(source)] = attrgetter("kind", *names)
     canonical = values(source)
@@ -366,6 +440,8 @@ def _canonical_citation(citation: Citation) -> list[Any]:
         canonical = ("doi", *canonical[1:])
     if isinstance(source, WorkSource) and (source.accessed is not None or source.named_doi is not None):
         canonical = (*canonical, source.accessed, source.named_doi)
+    if isinstance(source, WorkSource) and source.reference is not None:  # came with Markdown reports
+        canonical = (*canonical, source.reference)
     return [citation.id, canonical, citation.quote, citation.start, citation.end]
 
 

@@ -53,3 +53,22 @@ def test_a_category_before_a_new_style_id_is_read_with_a_note() -> None:
 def test_an_arxiv_doi_with_a_version_names_the_versionless_work() -> None:
     assert arxiv_id_of("10.48550/arXiv.2010.11929v1") == "2010.11929"
     assert arxiv_id_of("10.48550/arxiv.math.GT/0309136v2") == "math/0309136"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "\uff12\uff14\uff10\uff11.01234",  # full-width year and month
+        "2401.\u0660\u0661\u0662\u0663\u0664",  # Arabic-Indic number
+        "2401.01234v\uff12",  # a full-width version
+        "hep-th/\u0669\u0669\u0660\u0661\u0660\u0660\u0661",  # an old-style number in other digits
+        "10.48550/arxiv.\uff12\uff14\uff10\uff11.01234",
+    ],
+)
+def test_digits_that_are_not_ascii_are_refused(raw: str) -> None:
+    """Issue 28: ``\\d`` took any Unicode digit."""
+    assert ARXIV.recognise(raw) is None
+    with pytest.raises(IdentifierError) as caught:
+        ARXIV.read(raw)
+    assert str(caught.value) == f"not an arXiv identifier: {raw!r}"
+    assert arxiv_id_of(raw) is None

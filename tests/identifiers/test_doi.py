@@ -45,3 +45,19 @@ def test_a_doi_urls_fragment_is_not_part_of_the_doi() -> None:
     # A DOI's own '#' is percent-encoded in a URL, and written as it is elsewhere.
     assert normalize_doi("https://doi.org/10.1000/a%23b#c") == "10.1000/a#b"
     assert normalize_doi("10.1000/a#b") == "10.1000/a#b"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "10.\uff11\uff10\uff10\uff12/ece3.2314",  # full-width digits
+        "10.\u0661\u0660\u0660\u0662/ece3.2314",  # Arabic-Indic digits
+        "10.1002.\u0663/ece3.2314",  # a sub-division in other digits
+        "10.\u09e7\u09e6\u09e6\u09e8/x",  # Bengali digits
+    ],
+)
+def test_a_prefix_in_digits_that_are_not_ascii_is_a_syntax_error(raw: str) -> None:
+    """Issue 28: ``\\d`` took any Unicode digit for a registrant code."""
+    assert not DOI.is_valid(DOI.normalise(raw))
+    assert DOI.recognise(raw) is None
+    assert DOI.invalid(raw) == f"{raw!r} is not a DOI (expected 10.NNNN/suffix)"

@@ -27,7 +27,7 @@ from citeaudit.wiring import open_evidence, read_only_auditor
 from tests.conftest import GOLDEN, run_cli
 from tests.service.schema_agent import run_agent
 
-TOOLS = ["list_sources", "get_source_excerpt", "locate_quote", "audit_claims", "feedback"]
+TOOLS = ["list_sources", "get_source_excerpt", "locate_quote", "audit_claims", "audit_report", "feedback"]
 PLAN_A = "# Plan A\nPlan A works offline. Plan A needs no account.\n"
 
 
@@ -388,7 +388,7 @@ def test_errors_are_one_line_and_nothing_can_be_written(world: Path) -> None:
         "context",
         "list_sources: unknown argument 'scope'; it takes no arguments",
         "no tool 'sources_add'; the tools are list_sources, get_source_excerpt, locate_quote, audit_claims, "
-        "feedback",
+        "audit_report, feedback",
     ]
     window = near_start.structured_content
     assert (len(window["before"]), len(window["text"]), len(window["after"])) == (10, 10, 4_000)
@@ -546,3 +546,37 @@ def test_the_store_needs_its_scope_at_start() -> None:
         2,
         "citeaudit: error: no evidence store: give --store (a SQLite file or a postgresql:// URL)",
     )
+
+
+REPORT_MD = (
+    "# Grounding\n\nGrounding "
+    "«снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов» [1]. Another claim [2].\n\n"
+    "## References\n\n1. Ivanova (2024). Demo Paper on Retrieval Grounding. https://doi.org/10.0000/demo.1\n"
+)
+
+
+def test_audit_report_reads_a_markdown_report(world: Path) -> None:
+    async def body(client: Client) -> Any:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        return (
+            tools["audit_report"],
+            await client.call_tool("audit_report", {"markdown": REPORT_MD, "detail": "full"}),
+            await client.call_tool("audit_report", {"markdown": ""}),
+            await client.call_tool("audit_report", {"markdown": "x", "claims": []}),
+        )
+
+    tool, full, empty, extra = _in_process(world, body)
+    assert tool.annotations.read_only_hint is True
+    assert tool.input_schema["required"] == ["markdown"]
+    report = full.structured_content
+    assert report["input_format"] == "markdown-report"
+    codes = {(r["claim"], r["citation"]): [f["code"] for f in r["findings"]] for r in report["results"]}
+    assert codes == {("c001", "1"): [], ("c002", "2"): ["E_MARKER_UNDEFINED"]}
+    assert report["claims"][0]["position"]["markers"][0]["text"] == "[1]"
+    assert empty.is_error
+    assert (
+        empty.content[0].text
+        == "audit_report: $.markdown: expected the report's Markdown, a non-empty string"
+    )
+    assert extra.is_error
+    assert extra.content[0].text == "audit_report: unknown argument 'claims'; it takes detail, markdown"

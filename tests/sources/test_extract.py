@@ -82,7 +82,7 @@ def test_snapshot_command_writes_the_doi_snapshot(tmp_path: Path) -> None:
         "snapshot", path, "--doi", "https://doi.org/10.0000/DEMO.9", "--sources", tmp_path / "src"
     )
     assert result.code == 0, result.stderr
-    (written,) = (tmp_path / "src").iterdir()
+    (written,) = (p for p in (tmp_path / "src").iterdir() if p.name != "MANIFEST.json")
     assert written.name.startswith("10.0000_demo.9-")
     assert written.suffix == ".txt"
     assert "twelve trials" in written.read_text("utf-8")

@@ -7,8 +7,11 @@ reads. A bare answer is audited as the bytes of its line, so its report is the o
 (the report's ``input_sha256``). An envelope's answer is audited as its canonical
 serialisation (sorted keys, UTF-8, as the Python API serialises a dict), so the same
 answer gives the same report from JSONL and from Parquet; its id defaults to the
-SHA-256 of those bytes. Every record is bounded like a file given to ``check``:
-``max_input_bytes`` and ``max_depth`` apply to each answer.
+SHA-256 of those bytes. A research report in Markdown comes in an envelope of its own,
+``{"id": …, "markdown": "…", "labels": {…}}``, and is audited as the UTF-8 bytes of that string
+(its id defaults to their SHA-256), as ``check`` audits a ``.md`` file; in Parquet, an ``answer``
+string that is a Markdown report (a references heading, not JSON) is read as one. Every record is
+bounded like a file given to ``check``: ``max_input_bytes`` and ``max_depth`` apply to each answer.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 
 from citeaudit.batch.records import Record
 from citeaudit.errors import InputError
-from citeaudit.formats import parse_bytes, parse_document
+from citeaudit.formats import InputFormat, parse_bytes, parse_document, submission_from_bytes
+from citeaudit.formats.markdown_report import looks_like_report
 from citeaudit.model import Submission
 from citeaudit.util.jsonload import json_path, load_json_bytes
 
@@ -29,6 +33,7 @@ __all__ = ["MAX_ID_LENGTH", "Answer", "Rejection", "read_answer"]
 MAX_ID_LENGTH = 1024
 MAX_LABELS = 64
 _ENVELOPE_KEYS = ("answer", "id", "labels")
+_MARKDOWN_KEYS = ("id", "labels", "markdown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +89,23 @@ def _envelope_labels(value: Any, name: str) -> dict[str, str]:
     return dict(value)
 
 
-def _audit_bytes(data: bytes, name: str, max_bytes: int, max_depth: int) -> Submission:
+def _audit_bytes(
+    data: bytes, name: str, max_bytes: int, max_depth: int, fmt: InputFormat | None = None
+) -> Submission:
     if len(data) > max_bytes:
         raise InputError(name, "", f"input is {len(data)} bytes, over the limit of {max_bytes}")
-    return parse_bytes(data, name, max_depth=max_depth)
+    return parse_bytes(data, name, max_depth=max_depth, fmt=fmt)
 
 
-def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Answer:
+_MARKDOWN_LINE = (
+    'with --input-format markdown-report a line is {"id", "markdown", "labels"} '
+    "or the Markdown as a JSON string"
+)
+
+
+def _from_line(
+    record: Record, name: str, max_bytes: int, max_depth: int, fmt: InputFormat | None = None
+) -> Answer:
     try:  # parse_bytes's own steps, as check reads a file: bounded JSON, then the format
         document = load_json_bytes(record.line, name, max_depth)
     except InputError:
@@ -100,8 +115,14 @@ def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Ans
             document = None
         if not _is_envelope(document):
             raise
+    if _is_markdown_envelope(document):
+        return _markdown_answer(document, name, max_bytes)
+    if fmt is InputFormat.MARKDOWN_REPORT:
+        if not isinstance(document, str):
+            raise InputError(name, "$", _MARKDOWN_LINE)
+        return _markdown_answer({"markdown": document}, name, max_bytes)
     if not _is_envelope(document):
-        submission = parse_document(document, name)
+        submission = parse_document(document, name, fmt)
         digest = hashlib.sha256(record.line).hexdigest()
         return Answer(digest, {}, replace(submission, input_sha256=digest))
     unknown = sorted(set(document) - set(_ENVELOPE_KEYS))
@@ -109,7 +130,7 @@ def _from_line(record: Record, name: str, max_bytes: int, max_depth: int) -> Ans
         raise InputError(name, json_path([unknown[0]]), "unknown field (an envelope has id, answer, labels)")
     given = _envelope_id(document.get("id"), name)
     labels = _envelope_labels(document.get("labels"), name)
-    submission = _audit_bytes(canonical(document["answer"]), name, max_bytes, max_depth)
+    submission = _audit_bytes(canonical(document["answer"]), name, max_bytes, max_depth, fmt)
     return Answer(given or submission.input_sha256, labels, submission)
 
 
@@ -117,13 +138,50 @@ def _is_envelope(document: Any) -> bool:
     return isinstance(document, dict) and isinstance(document.get("answer"), dict)
 
 
+def _is_markdown_envelope(document: Any) -> bool:
+    return isinstance(document, dict) and "markdown" in document and "claims" not in document
+
+
+def _markdown(data: bytes, name: str, max_bytes: int) -> Submission:
+    if len(data) > max_bytes:
+        raise InputError(name, "", f"input is {len(data)} bytes, over the limit of {max_bytes}")
+    return submission_from_bytes(data, name, input_format=InputFormat.MARKDOWN_REPORT)
+
+
+def _markdown_answer(document: dict[str, Any], name: str, max_bytes: int) -> Answer:
+    unknown = sorted(set(document) - set(_MARKDOWN_KEYS))
+    if unknown:
+        message = "unknown field (a report's envelope has id, markdown, labels)"
+        raise InputError(name, json_path([unknown[0]]), message)
+    text = document["markdown"]
+    if not isinstance(text, str):
+        raise InputError(
+            name, "$.markdown", f"expected the report's Markdown as a string, got {_type_name(text)}"
+        )
+    given = _envelope_id(document.get("id"), name)
+    labels = _envelope_labels(document.get("labels"), name)
+    submission = _markdown(text.encode("utf-8"), name, max_bytes)
+    return Answer(given or submission.input_sha256, labels, submission)
+
+
 def _parse_labels_text(value: str, name: str, max_depth: int) -> Any:
     return load_json_bytes(value.encode("utf-8"), name, max_depth)
 
 
-def _from_row(record: Record, name: str, max_bytes: int, max_depth: int) -> Answer:
+def _from_row(
+    record: Record, name: str, max_bytes: int, max_depth: int, fmt: InputFormat | None = None
+) -> Answer:
     assert record.row is not None
     given, answer, labels = record.row
+    markdown = fmt is InputFormat.MARKDOWN_REPORT or (
+        fmt is None and isinstance(answer, str) and looks_like_report(answer)
+    )
+    if isinstance(answer, str) and markdown:
+        submission = _markdown(answer.encode("utf-8"), name, max_bytes)
+        labels = _parse_labels_text(labels, name, 2) if isinstance(labels, str) else labels
+        labels = dict(labels) if isinstance(labels, list) else labels
+        found = _envelope_id(given, name)
+        return Answer(found or submission.input_sha256, _envelope_labels(labels, name), submission)
     if isinstance(answer, str):
         data = answer.encode("utf-8")
         if len(data) > max_bytes:
@@ -135,21 +193,24 @@ def _from_row(record: Record, name: str, max_bytes: int, max_depth: int) -> Answ
         labels = _parse_labels_text(labels, name, 2)
     elif isinstance(labels, list):  # a Parquet map column: key/value pairs
         labels = dict(labels)
-    submission = _audit_bytes(canonical(answer), name, max_bytes, max_depth)
+    submission = _audit_bytes(canonical(answer), name, max_bytes, max_depth, fmt)
     found = _envelope_id(given, name)
     return Answer(found or submission.input_sha256, _envelope_labels(labels, name), submission)
 
 
-def read_answer(record: Record, max_bytes: int, max_depth: int) -> Answer | Rejection:
-    """The answer of a record, or its rejection with the message ``check`` would print."""
+def read_answer(
+    record: Record, max_bytes: int, max_depth: int, fmt: InputFormat | None = None
+) -> Answer | Rejection:
+    """The answer of a record, or its rejection with the message ``check`` would print; ``fmt``
+    (``--input-format``) names the format every answer is read as (None: detected)."""
     name = f"{record.source}:{record.number}"
     if record.oversize:
         message = f"{name}: input is {record.oversize} bytes, over the limit of {max_bytes}"
         return Rejection(record.source, record.number, None, message)
     try:
         if record.row is not None:
-            return _from_row(record, name, max_bytes, max_depth)
-        return _from_line(record, name, max_bytes, max_depth)
+            return _from_row(record, name, max_bytes, max_depth, fmt)
+        return _from_line(record, name, max_bytes, max_depth, fmt)
     except InputError as e:
         return Rejection(record.source, record.number, _fallback_id(record), e.diagnostics())
 
@@ -163,7 +224,9 @@ def _fallback_id(record: Record) -> str | None:
         document = json.loads(record.line)
     except (ValueError, RecursionError):
         document = None
-    if isinstance(document, dict) and isinstance(document.get("answer"), dict):
+    if isinstance(document, dict) and (
+        isinstance(document.get("answer"), dict) or _is_markdown_envelope(document)
+    ):
         given = document.get("id")
         return given if isinstance(given, str) and 0 < len(given) <= MAX_ID_LENGTH else None
     return hashlib.sha256(record.line).hexdigest()

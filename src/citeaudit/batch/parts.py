@@ -59,7 +59,7 @@ def audit_part(auditor: Worker, index: int, records: Sequence[Record]) -> PartRe
     results: Counter[str] = Counter()
     exits: Counter[int] = Counter()
     for record in records:
-        answer = read_answer(record, spec.max_input_bytes, spec.max_depth)
+        answer = read_answer(record, spec.max_input_bytes, spec.max_depth, spec.input_format)
         if isinstance(answer, Rejection):
             rejected.append(answer.to_json())
             exits[EXIT_REJECTED] += 1

@@ -82,7 +82,7 @@ def _missing_keys(options: BatchOptions, box: BatchDir) -> list[str]:
         if box.is_done(index):
             continue
         for record in records:
-            answer = read_answer(record, spec.max_input_bytes, spec.max_depth)
+            answer = read_answer(record, spec.max_input_bytes, spec.max_depth, spec.input_format)
             if not isinstance(answer, Answer):
                 continue
             sub = answer.submission

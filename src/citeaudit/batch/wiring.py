@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from citeaudit.config import Config
+from citeaudit.formats import InputFormat, input_format_of
 from citeaudit.model import Report, Submission
 from citeaudit.resolve.cache import CachingResolver
 from citeaudit.resolve.interface import Resolution, Resolver
@@ -45,6 +46,11 @@ class WorkerSpec:
     def fail_on(self) -> str:
         return self.config.fail_on
 
+    @property
+    def input_format(self) -> InputFormat | None:
+        """The format every answer is read as (``--input-format``); None: detected."""
+        return input_format_of(self.config.input_format)
+
     def fingerprint(self) -> dict[str, Any]:
         """Everything that changes a report, a rejection or the exit code, for the run's manifest."""
         config = self.config
@@ -63,7 +69,7 @@ class WorkerSpec:
             "sources": str(config.sources),
             "store": config.store,
             "verdict_cache": str(config.verdict_cache) if config.verdict_cache is not None else None,
-        }
+        } | ({"input_format": config.input_format} if config.input_format != "auto" else {})
 
 
 class _KnownAnswers(Resolver):

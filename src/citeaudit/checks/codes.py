@@ -234,6 +234,28 @@ CATALOGUE: dict[str, CodeInfo] = {
             _UN,
             "No bibliographic index could be searched for the reference (no mirror, no online index).",
         ),
+        # research reports: the structure of a Markdown report's markers and reference list
+        CodeInfo(
+            "E_MARKER_UNDEFINED",
+            _E,
+            _WRONG,
+            "A citation marker of the report names no entry of its references.",
+        ),
+        CodeInfo(
+            "W_MARKER_MALFORMED",
+            _W,
+            _NOTE,
+            "Text that opens a citation marker is never closed or cannot be read, so it names nothing.",
+        ),
+        CodeInfo("W_REFERENCE_UNUSED", _W, _NOTE, "An entry of the references is never cited by a marker."),
+        CodeInfo("W_REFERENCE_DUPLICATE", _W, _NOTE, "Two entries of the references name the same work."),
+        CodeInfo(
+            "W_LABEL_DUPLICATE",
+            _W,
+            _NOTE,
+            "A footnote or reference label is defined twice; markers name its first definition.",
+        ),
+        CodeInfo("W_REFERENCES_EMPTY", _W, _NOTE, "A references heading has no entries under it."),
     )
 }
 

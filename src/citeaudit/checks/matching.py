@@ -13,6 +13,13 @@ decided by how much agrees (author and exact year first); candidates that are on
 indexes (same folded title, first author and year within the slack, or one DOI) are not rivals.
 Two different works that agree equally well make the reference ambiguous; no candidate that
 matches makes it not found.
+
+A reference that is the free text of an entry of a report's reference list (``match_entry``) is
+matched by the same rule, with one more condition on each candidate: its title, its first
+author's surname and one of its years must all occur in the entry's text, each folded as a
+query is (:func:`~citeaudit.resolve.indexes.interface.query_words`: case, accents, punctuation)
+and as whole words (the title as a run of words), so that a title read wrongly from the entry
+never matches another work.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from rapidfuzz import fuzz
 
 from citeaudit.checks.metadata import author_keys, cited_name_keys, display_title
 from citeaudit.normalize import title_key
-from citeaudit.resolve.indexes.interface import Candidate, WorkQuery
+from citeaudit.resolve.indexes.interface import Candidate, WorkQuery, query_words
 
 __all__ = [
     "NEAR_TITLE",
@@ -34,7 +41,10 @@ __all__ = [
     "Match",
     "MatchStatus",
     "Scored",
+    "in_entry",
     "is_enough",
+    "match_entry",
+    "match_reference",
     "match_work",
     "score",
 ]
@@ -174,3 +184,50 @@ def is_enough(query: WorkQuery, candidates: Sequence[Candidate]) -> bool:
     """Whether an index's candidates settle the reference, so no further index is asked: one of
     them is the work. (An ambiguity may be settled by the next index no more than by this one.)"""
     return any(score(query, c).matches for c in candidates)
+
+
+def _runs_in(words: list[str], run: list[str]) -> bool:
+    """Whether ``run`` occurs in ``words`` as consecutive words."""
+    n = len(run)
+    if not n or n > len(words):
+        return False
+    first = run[0]
+    return any(words[i : i + n] == run for i in range(len(words) - n + 1) if words[i] == first)
+
+
+def in_entry(entry: str, candidate: Candidate) -> bool:
+    """Whether the candidate's title, its first author's surname and one of its years all occur in
+    the entry's text (folded, as whole words; a year may carry the letter ``2020a``)."""
+    words = query_words(entry)
+    record = candidate.record
+    titles = [query_words(t) for t in record.titles]
+    titles += [[*t, *query_words(s)] for t in titles for s in record.subtitles]
+    if not any(_runs_in(words, t) for t in titles if t):
+        return False
+    if record.authors:
+        first = record.authors[0]
+        family = query_words(first.family or first.name or first.given or "")
+        if not family or not _runs_in(words, family[-1:]):
+            return False
+    years = {str(y) for y in record.year_values}
+    return not years or any(
+        w[:4] in years and (len(w) == 4 or (len(w) == 5 and w[4].isalpha())) for w in words
+    )
+
+
+def match_entry(query: WorkQuery, entry: str, candidates: Sequence[Candidate]) -> Match:
+    """The match of a reference written as free text (``entry``), its query read from that text:
+    :func:`match_work` over the candidates that :func:`in_entry` accepts. When none is accepted,
+    the nearest of all the candidates is still named."""
+    accepted = [c for c in candidates if in_entry(entry, c)]
+    match = match_work(query, accepted)
+    if match.status is MatchStatus.NOT_FOUND and match.nearest is None:
+        anyway = match_work(query, candidates)  # what the query alone would have taken, named as nearest
+        nearest = anyway.best or (anyway.rivals[0] if anyway.rivals else anyway.nearest)
+        return Match(MatchStatus.NOT_FOUND, nearest=nearest)
+    return match
+
+
+def match_reference(query: WorkQuery, entry: str | None, candidates: Sequence[Candidate]) -> Match:
+    """:func:`match_entry` for a reference with its free text, else :func:`match_work`."""
+    return match_work(query, candidates) if entry is None else match_entry(query, entry, candidates)

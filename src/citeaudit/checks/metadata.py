@@ -21,6 +21,7 @@ __all__ = [
     "author_keys",
     "check_controls",
     "check_first_author",
+    "check_identifier_controls",
     "check_relations",
     "check_title",
     "check_year",
@@ -66,6 +67,12 @@ def check_controls(field: str, text: str, make: FindingMaker) -> list[Finding]:
             suggestion={"characters": found},
         )
     ]
+
+
+def check_identifier_controls(kind: str, identifier: str, make: FindingMaker) -> list[Finding]:
+    """Display controls in a cited identifier (``10.1000/\u202eabc`` shows as another DOI): the same
+    W_DISPLAY_CONTROLS as a title's, naming the characters as ``U+202E``, never echoing them."""
+    return check_controls(kind, identifier, make)
 
 
 def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]:

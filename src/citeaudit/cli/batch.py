@@ -14,6 +14,7 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_corpus_option,
     add_fail_on_option,
+    add_input_format_option,
     add_judge_options,
     add_mailto_option,
     add_min_quote_length_option,
@@ -60,6 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     batch.add_argument(
         "--fresh", action="store_true", help="replace a run of other inputs or settings in DIR"
     )
+    add_input_format_option(batch)
     add_cache_option(batch)
     add_sources_option(batch)
     add_mirror_option(batch)
@@ -77,6 +79,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 def _spec(config: Config) -> WorkerSpec:
     from citeaudit.batch.wiring import WorkerSpec
 
+    if config.input_format == "bibtex":
+        raise ConfigError("--input-format bibtex: batch reads JSONL or Parquet answers, not BibTeX")
     if bool(config.store) != bool(config.scope):
         raise ConfigError("--store and --scope go together: the store, and whose sources in it")
     return WorkerSpec(config)

@@ -1,11 +1,18 @@
 """``citeaudit cache refresh``: re-resolve what the cache holds and re-fetch the pinned web pages,
 and say what changed since they were pinned (retractions, corrected years or titles, a page gone, a
 quote no longer on its page) — the one thing ``--offline`` cannot see. Files change only with
-``--write``."""
+``--write``.
+
+``citeaudit cache manifest``: record the digest of every entry of the cache and the snapshot
+directory as they are now (``MANIFEST.json`` in each, :mod:`citeaudit.util.manifest`).
+``citeaudit cache verify``: every entry against its recorded digest, then (unless ``--offline``)
+every cached DOI re-resolved and compared with its entry — what a pull request that edited an entry
+and its manifest line together cannot hide."""
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -17,10 +24,12 @@ from citeaudit.cli.common import (
     add_cache_option,
     add_config_option,
     add_mailto_option,
+    add_offline_option,
     add_sources_option,
     add_web_options,
     effective_config,
 )
+from citeaudit.errors import ConfigError
 
 if TYPE_CHECKING:
     from citeaudit.resolve.interface import Resolution
@@ -52,6 +61,29 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_config_option(refresh)
     refresh.set_defaults(func=run)
+    manifest = actions.add_parser(
+        "manifest",
+        help="record the digest of every cache entry, snapshot and pin as they are now (MANIFEST.json)",
+        description="Writes MANIFEST.json in the cache and in the snapshot directory. Exit 0; 1 when "
+        "some file could not be read (a link, a FIFO, over the bound): it stays untrusted.",
+    )
+    add_cache_option(manifest)
+    add_sources_option(manifest)
+    add_config_option(manifest)
+    manifest.set_defaults(func=run_manifest)
+    verify = actions.add_parser(
+        "verify",
+        help="check every cache entry, snapshot and pin against MANIFEST.json, then re-resolve every "
+        "cached DOI online and list what differs",
+        description="Exit 0: every entry is the one recorded and (online) what the registry says; 1: "
+        "something differs; 3: no manifest to check against, or some DOIs could not be looked up.",
+    )
+    add_cache_option(verify)
+    add_sources_option(verify)
+    add_mailto_option(verify)
+    add_offline_option(verify)
+    add_config_option(verify)
+    verify.set_defaults(func=run_verify)
 
 
 def _view(answer: Resolution) -> dict[str, Any]:
@@ -177,3 +209,145 @@ def _refresh_pins(args: argparse.Namespace, config: Any, stdout: TextIO) -> tupl
         file=stdout,
     )
     return changed, unchecked
+
+
+def _roots(config: Any) -> list[Path]:
+    """The cache and the snapshot directory, once each (they may be one directory)."""
+    roots: list[Path] = []
+    for root in (config.cache, config.sources):
+        if not any(_same(root, seen) for seen in roots):
+            roots.append(root)
+    return roots
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+def run_manifest(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.util.manifest import Manifest, ManifestError
+
+    config = effective_config(args)
+    skipped = 0
+    for root in _roots(config):
+        if not root.is_dir():
+            print(f"{root}: no such directory, nothing recorded", file=stdout)
+            continue
+        manifest = Manifest(root)
+        try:
+            found = manifest.rebuild()
+        except ManifestError as e:
+            raise ConfigError(str(e)) from None
+        for relative, why in sorted(found.refused.items()):
+            skipped += 1
+            print(f"skipped {root / relative}: {why}; it stays untrusted", file=stdout)
+        print(
+            f"manifest={manifest.path} entries={len(found.files)} skipped={len(found.refused)}", file=stdout
+        )
+    return EXIT_ERRORS if skipped else EXIT_CLEAN
+
+
+def _digests(root: Path, stdout: TextIO) -> tuple[int, int, int, bool]:
+    """(entries, differing, missing, has a manifest) of one directory, a line for each difference."""
+    from citeaudit.util.manifest import Manifest, ManifestError, survey
+
+    manifest = Manifest(root)
+    if not manifest.exists():
+        print(
+            f"{root}: no {manifest.path.name}; its entries are read unverified "
+            "(citeaudit cache manifest records one)",
+            file=stdout,
+        )
+        return 0, 0, 0, False
+    try:
+        recorded = manifest.files()
+    except ManifestError as e:
+        print(f"corrupt {manifest.path}: {e}; no entry of {root} is trusted", file=stdout)
+        return 0, 1, 0, True
+    found = survey(root)
+    differing = missing = 0
+    for relative in sorted(set(recorded) | set(found.files) | set(found.refused)):
+        where = root / relative
+        if relative in found.refused:
+            differing += 1
+            print(f"corrupt {where}: {found.refused[relative]}", file=stdout)
+        elif relative not in found.files:
+            missing += 1
+            print(f"missing {where}: recorded, not there (a cache miss)", file=stdout)
+        elif relative not in recorded:
+            differing += 1
+            print(f"unrecorded {where}: {manifest.path.name} records no digest for it", file=stdout)
+        elif found.files[relative] != recorded[relative]:
+            differing += 1
+            print(
+                f"corrupt {where}: its digest is {found.files[relative]}, the manifest records "
+                f"{recorded[relative]}",
+                file=stdout,
+            )
+    return len(found.files) + len(found.refused), differing, missing, True
+
+
+_FIELDS = ("type", "container", "short_container", "subtitles", "volume", "issue", "pages", "article_number")
+
+
+def _record_changes(doi: str, old: Resolution, new: Resolution) -> list[str]:
+    """describe_change's lines, and one per other field of the record that differs."""
+    lines = describe_change(doi, old, new)
+    if old.record is None or new.record is None or old.record.agency == "seed-cache":
+        return lines  # a seed file holds a title, a year and family names only
+    before, after = old.record.to_json(), new.record.to_json()
+    for key in _FIELDS:
+        if before.get(key) != after.get(key):
+            lines.append(f"{doi}: {key}: {before.get(key)!r} -> {after.get(key)!r}")
+    return lines
+
+
+def run_verify(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from citeaudit.resolve.cache import DoiCache
+    from citeaudit.resolve.interface import ResolutionStatus
+
+    config = effective_config(args)
+    entries = differing = missing = 0
+    unverified = False
+    for root in _roots(config):
+        if not root.is_dir():
+            continue
+        counted, bad, gone, has_manifest = _digests(root, stdout)
+        entries, differing, missing = entries + counted, differing + bad, missing + gone
+        unverified = unverified or not has_manifest
+    changed = unchecked = 0
+    if not config.offline:
+        from citeaudit.resolve.registry import RegistryResolver  # httpx only when going online
+
+        cache = DoiCache(config.cache)
+        dois = cache.dois()
+        cached = {doi: cache.get(doi) for doi in dois}
+        trusted = [
+            d for d in dois if (a := cached[d]) is not None and a.status is not ResolutionStatus.UNAVAILABLE
+        ]
+        with tempfile.TemporaryDirectory(prefix="citeaudit-verify-") as scratch:
+            # Agencies asked afresh too, and nothing written into the cache being verified.
+            resolver = RegistryResolver(DoiCache(Path(scratch)), mailto=config.mailto)
+            current = resolver.resolve_many(trusted) if trusted else {}
+        for doi in trusted:
+            old, new = cached[doi], current[doi]
+            assert old is not None
+            if new.status is ResolutionStatus.UNAVAILABLE:
+                unchecked += 1
+                print(f"{doi}: could not check: {new.reason}", file=stdout)
+                continue
+            lines = _record_changes(doi, old, new)
+            if lines:
+                changed += 1
+                print("\n".join(lines), file=stdout)
+    print(
+        f"entries={entries} differing={differing} missing={missing} changed={changed} "
+        f"could_not_check={unchecked}" + (" offline" if config.offline else ""),
+        file=stdout,
+    )
+    if differing or changed:
+        return EXIT_ERRORS
+    return EXIT_UNCHECKED if unchecked or unverified else EXIT_CLEAN

@@ -18,6 +18,7 @@ from citeaudit.cli.common import (
     add_corpus_option,
     add_fail_on_option,
     add_format_options,
+    add_input_format_option,
     add_judge_options,
     add_mailto_option,
     add_min_quote_length_option,
@@ -29,6 +30,7 @@ from citeaudit.cli.common import (
     add_web_options,
     check_outputs,
     effective_config,
+    input_format,
     positive,
     refuse_to_overwrite,
     write_file,
@@ -53,7 +55,12 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Audit CLAIMS (any supported format) and write the report. "
         "Exit 0 clean, 1 errors, 2 bad input, 3 some citations could not be checked.",
     )
-    check.add_argument("claims", type=Path, help="the claims file (JSON or BibTeX); - reads standard input")
+    check.add_argument(
+        "claims",
+        type=Path,
+        help="the claims file (JSON, BibTeX or a Markdown report); - reads standard input",
+    )
+    add_input_format_option(check)
     add_cache_option(check)
     add_sources_option(check)
     add_mirror_option(check)
@@ -120,11 +127,12 @@ def _read_claims(
     from citeaudit.formats import load_submission, submission_from_bytes
     from citeaudit.util.jsonload import read_stream
 
+    forced = input_format(config)
     if str(args.claims) != "-":
         bounds = {"max_bytes": config.max_input_bytes, "max_depth": config.max_depth}
-        return load_submission(args.claims, **bounds), None
+        return load_submission(args.claims, **bounds, input_format=forced), None
     data = read_stream(stdin, STDIN_NAME, config.max_input_bytes)
-    submission = submission_from_bytes(data, STDIN_NAME, max_depth=config.max_depth)
+    submission = submission_from_bytes(data, STDIN_NAME, max_depth=config.max_depth, input_format=forced)
     return submission, RenderContext(input_uri="stdin", input_text=data.decode("utf-8", "replace"))
 
 

@@ -19,6 +19,7 @@ from citeaudit.semantic.factory import JUDGE_SPECS
 
 if TYPE_CHECKING:
     from citeaudit.config import Config
+    from citeaudit.formats import InputFormat
 
 __all__ = [
     "EXIT_CLEAN",
@@ -34,6 +35,7 @@ __all__ = [
     "add_corpus_option",
     "add_fail_on_option",
     "add_format_options",
+    "add_input_format_option",
     "add_judge_option",
     "add_judge_options",
     "add_mailto_option",
@@ -48,6 +50,7 @@ __all__ = [
     "add_web_options",
     "check_outputs",
     "effective_config",
+    "input_format",
     "positive",
     "print_json",
     "refuse_to_overwrite",
@@ -133,6 +136,27 @@ def add_mirror_option(parser: argparse.ArgumentParser) -> None:
 
 def _index_names(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+# citeaudit.formats.INPUT_FORMAT_CHOICES, without importing the formats for --help (a test holds
+# the two equal).
+INPUT_FORMATS = ("auto", "native", "seed-000", "seed-002", "seed-003", "bibtex", "markdown-report")
+
+
+def add_input_format_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        help="read the input as this format instead of detecting it (auto: .bib and .md by their "
+        "suffix, then by the content) [CITEAUDIT_INPUT_FORMAT; auto]",
+    )
+
+
+def input_format(config: Config) -> InputFormat | None:
+    """The format the configuration forces the input to be read as; None: detected."""
+    from citeaudit.formats import input_format_of
+
+    return input_format_of(config.input_format)
 
 
 def add_corpus_option(parser: argparse.ArgumentParser) -> None:
@@ -268,6 +292,7 @@ _FLAG_SETTINGS = (
     "fail_on",
     "allow_private_urls",
     "ignore_robots",
+    "input_format",
 )
 
 

@@ -15,11 +15,13 @@ from citeaudit.cli.common import (
     Progress,
     add_cache_option,
     add_config_option,
+    add_input_format_option,
     add_mailto_option,
     add_mirror_option,
     add_sources_option,
     add_web_options,
     effective_config,
+    input_format,
 )
 
 if TYPE_CHECKING:
@@ -38,7 +40,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Exit 0 when every DOI and page got a final answer, 3 when some could not be "
         "looked up or fetched.",
     )
-    fetch.add_argument("claims", type=Path, help="the claims file (JSON)")
+    fetch.add_argument("claims", type=Path, help="the claims file (JSON, BibTeX or a Markdown report)")
+    add_input_format_option(fetch)
     add_cache_option(fetch)
     add_sources_option(fetch)
     add_mirror_option(fetch)
@@ -89,7 +92,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.wiring import build_fetcher, build_resolver
 
     config = replace(effective_config(args), offline=False)  # fetching is going online
-    submission = load_submission(args.claims, max_bytes=config.max_input_bytes, max_depth=config.max_depth)
+    submission = load_submission(
+        args.claims,
+        max_bytes=config.max_input_bytes,
+        max_depth=config.max_depth,
+        input_format=input_format(config),
+    )
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
     dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
     urls = sorted({key for c in citations if (key := pin_key(c.source)) is not None})
@@ -125,17 +133,19 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
     """Search every reference without an identifier (pinning each online answer); one summary
     line. Returns how many could not be searched in every index they needed."""
-    from citeaudit.checks.matching import MatchStatus, is_enough, match_work
+    from citeaudit.checks.matching import MatchStatus, is_enough, match_reference
     from citeaudit.core import query_of
     from citeaudit.model import WorkSource
     from citeaudit.wiring import build_finder
 
-    queries = {k: query_of(s) for k, s in sorted(searched.items()) if isinstance(s, WorkSource)}
+    works = {k: s for k, s in sorted(searched.items()) if isinstance(s, WorkSource)}
+    queries = {k: query_of(s) for k, s in works.items()}
     answers = build_finder(config).find_many(list(queries.values()), is_enough)
     counts = dict.fromkeys(("matched", "ambiguous", "not_found", "could_not_check"), 0)
-    for query in queries.values():
+    for key, query in queries.items():
         given = answers.get(query.key, ())
-        match = match_work(query, [c for a in given if a.answered for c in a.candidates])
+        candidates = [c for a in given if a.answered for c in a.candidates]
+        match = match_reference(query, works[key].reference, candidates)
         if match.status is MatchStatus.MATCHED:
             counts["matched"] += 1
         elif not given or any(not a.answered for a in given):

@@ -263,7 +263,6 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     from citeaudit.identifiers.doi import DOI
     from citeaudit.sources.directory import SnapshotDirectory
     from citeaudit.sources.extract import extract_file
-    from citeaudit.util.slugs import hashed_name
 
     if args.url is not None:
         return _pin_saved_page(args, stdout)
@@ -273,11 +272,12 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     config = load_config(Path.cwd(), args.config)
     sources = args.sources or config.sources
     text = extract_file(args.file, config.max_document_bytes)
-    path = sources / hashed_name(doi, ".txt")
+    directory = SnapshotDirectory(sources)
+    path = directory.path_for(doi)
     # Reports rest on these files (often committed): a different text for the DOI is not
     # put in place of the one audits read now unless asked.
     try:
-        current = SnapshotDirectory(sources).text_for_doi(doi)
+        current = directory.text_for_doi(doi)
     except SourceError:  # unreadable (not UTF-8, …): only --replace may put a text in its place
         if not args.replace:
             raise
@@ -290,7 +290,7 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
             f"{len(text)}); give --replace to put this one in its place"
         )
     else:
-        write_file(path, text.encode("utf-8"))
+        directory.write(doi, text.encode("utf-8"))  # its digest recorded in the manifest first
         status = "created" if current is None else "replaced"
     print(f"snapshot={path} characters={len(text)} status={status}", file=stdout)
     return EXIT_CLEAN

@@ -1,8 +1,10 @@
 """Input formats, detected automatically and mapped onto one model."""
 
 from citeaudit.formats.interface import (
+    INPUT_FORMAT_CHOICES,
     InputFormat,
     detect,
+    input_format_of,
     load_submission,
     parse_bytes,
     parse_document,
@@ -10,8 +12,10 @@ from citeaudit.formats.interface import (
 )
 
 __all__ = [
+    "INPUT_FORMAT_CHOICES",
     "InputFormat",
     "detect",
+    "input_format_of",
     "load_submission",
     "parse_bytes",
     "parse_document",

@@ -19,7 +19,16 @@ from citeaudit.formats import native, seed002
 from citeaudit.model import Submission
 from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
 
-__all__ = ["FORMATS", "InputFormat", "detect", "load_submission", "parse_document", "submission_from_bytes"]
+__all__ = [
+    "FORMATS",
+    "INPUT_FORMAT_CHOICES",
+    "InputFormat",
+    "detect",
+    "input_format_of",
+    "load_submission",
+    "parse_document",
+    "submission_from_bytes",
+]
 
 
 class InputFormat(StrEnum):
@@ -27,6 +36,15 @@ class InputFormat(StrEnum):
     SEED_000 = "seed-000"  # claims with inline DOI citations
     SEED_002 = "seed-002"  # report with ref{source_id, revision, digest}
     SEED_003 = "seed-003"  # response with citation_ids and a top-level citations list
+    BIBTEX = "bibtex"  # a .bib file: each entry a claim citing one work
+    MARKDOWN_REPORT = "markdown-report"  # a research report: sentences with markers, a reference list
+
+
+# What --input-format (and CITEAUDIT_INPUT_FORMAT, input_format in citeaudit.toml) accepts.
+AUTO = "auto"
+INPUT_FORMAT_CHOICES: tuple[str, ...] = (AUTO, *(f.value for f in InputFormat))
+_MARKDOWN_SUFFIXES = (".md", ".markdown")
+_BIBTEX_SUFFIXES = (".bib", ".bibtex")
 
 
 FORMATS: dict[InputFormat, Callable[[dict[str, Any], str], Submission]] = {
@@ -52,10 +70,20 @@ def detect(document: dict[str, Any]) -> InputFormat:
     return InputFormat.NATIVE
 
 
-def parse_document(document: Any, name: str) -> Submission:
+def input_format_of(value: str | None) -> InputFormat | None:
+    """The format ``--input-format`` names; None for ``auto`` (detected)."""
+    if value is None or value == AUTO:
+        return None
+    return InputFormat(value)
+
+
+def parse_document(document: Any, name: str, fmt: InputFormat | None = None) -> Submission:
+    """Map one JSON document; ``fmt`` forces one of the JSON formats (else it is detected)."""
     if not isinstance(document, dict):
         raise InputError(name, "$", 'expected an object with a "claims" array')
-    fmt = detect(document)
+    fmt = fmt or detect(document)
+    if fmt not in FORMATS:
+        raise InputError(name, "", f"{fmt.value} is not a JSON format")
     submission = FORMATS[fmt](document, name)
     if not submission.claims:  # as for a .bib without entries: most often a broken claim extraction
         raise InputError(name, "$.claims", "no claims to audit (the array is empty)")
@@ -63,12 +91,23 @@ def parse_document(document: Any, name: str) -> Submission:
 
 
 def load_submission(
-    path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH
+    path: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    input_format: InputFormat | None = None,
 ) -> Submission:
-    """Read, bound, parse and map one input file."""
+    """Read, bound, parse and map one input file. Its format is ``input_format`` when given, else
+    named by its suffix (``.bib``/``.bibtex`` BibTeX, ``.md``/``.markdown`` a Markdown report),
+    else detected from the content."""
     data = read_input(path, max_bytes)
-    bibtex = path.suffix.lower() in (".bib", ".bibtex")
-    return submission_from_bytes(data, str(path), bibtex=bibtex, max_depth=max_depth)
+    if input_format is None:
+        suffix = path.suffix.lower()
+        if suffix in _BIBTEX_SUFFIXES:
+            input_format = InputFormat.BIBTEX
+        elif suffix in _MARKDOWN_SUFFIXES:
+            input_format = InputFormat.MARKDOWN_REPORT
+    return submission_from_bytes(data, str(path), max_depth=max_depth, input_format=input_format)
 
 
 def looks_like_bibtex(data: bytes) -> bool:
@@ -77,26 +116,54 @@ def looks_like_bibtex(data: bytes) -> bool:
     return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"@", b"%")
 
 
+def _text(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            name, "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+        ) from None
+
+
+def _sniff(data: bytes) -> InputFormat | None:
+    """The format of input without a name that says it: BibTeX, a Markdown report (a references
+    heading, and not JSON), else None (JSON, whose format its keys tell)."""
+    if looks_like_bibtex(data):
+        return InputFormat.BIBTEX
+    from citeaudit.formats.markdown_report import looks_like_report
+
+    if looks_like_report(data.decode("utf-8", "replace")):
+        return InputFormat.MARKDOWN_REPORT
+    return None
+
+
 def submission_from_bytes(
-    data: bytes, name: str, *, bibtex: bool | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+    data: bytes,
+    name: str,
+    *,
+    bibtex: bool | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    input_format: InputFormat | None = None,
 ) -> Submission:
-    """Parse and map input already read; ``bibtex=None`` decides by the content."""
-    if bibtex is None:
-        bibtex = looks_like_bibtex(data)
-    if bibtex:
+    """Parse and map input already read. ``input_format`` forces a format; without it,
+    ``bibtex=True`` is BibTeX, ``bibtex=False`` JSON, and ``None`` decides by the content."""
+    if input_format is None:
+        input_format = InputFormat.BIBTEX if bibtex else (None if bibtex is False else _sniff(data))
+    digest = hashlib.sha256(data).hexdigest()
+    if input_format is InputFormat.BIBTEX:
         from citeaudit.formats.bibtex import parse_bibtex  # BibTeX's modules only for BibTeX
 
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise InputError(
-                name, "", f"not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
-            ) from None
-        return replace(parse_bibtex(text, name), input_sha256=hashlib.sha256(data).hexdigest())
-    return parse_bytes(data, name, max_depth=max_depth)
+        return replace(parse_bibtex(_text(data, name), name), input_sha256=digest)
+    if input_format is InputFormat.MARKDOWN_REPORT:
+        from citeaudit.formats.markdown_report import parse_markdown  # the parser only for Markdown
+
+        return replace(parse_markdown(_text(data, name), name), input_sha256=digest)
+    return parse_bytes(data, name, max_depth=max_depth, fmt=input_format)
 
 
-def parse_bytes(data: bytes, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Submission:
+def parse_bytes(
+    data: bytes, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH, fmt: InputFormat | None = None
+) -> Submission:
     document = load_json_bytes(data, name, max_depth)
-    submission = parse_document(document, name)
+    submission = parse_document(document, name, fmt)
     return replace(submission, input_sha256=hashlib.sha256(data).hexdigest())

@@ -14,11 +14,13 @@ __all__ = ["ARXIV", "ARXIV_DOI_PREFIX", "ArxivHandler", "arxiv_id_of", "normaliz
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 # New style (2401.01234), old style (hep-th/9901001, with a subject class: math.GT/0309136), and
 # a new-style id with a category put in front (hep-th/1601.07616), as real bibliographies write it.
+# ASCII only: ``\d`` would take "２４０１" for a year and month, and [a-z] under IGNORECASE the Kelvin
+# sign or a long s.
 _ID_RE = re.compile(
     r"^(?:arxiv:\s*)?(?:(?P<new>\d{4}\.\d{4,5})"
     r"|(?P<archive>[a-z-]+)(?:\.(?P<subject>[a-z]{2}))?/(?:(?P<old>\d{7})|(?P<prefixed>\d{4}\.\d{4,5})))"
     r"(?P<version>v\d+)?$",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 

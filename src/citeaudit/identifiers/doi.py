@@ -12,8 +12,9 @@ from citeaudit.identifiers.interface import IdentifierHandler
 
 __all__ = ["DOI", "DOI_RE", "DoiHandler", "normalize_doi"]
 
-# Crossref's recommended pattern, widened to registrant codes with sub-divisions (10.1000.10/…).
-DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
+# Crossref's recommended pattern, widened to registrant codes with sub-divisions (10.1000.10/…). The
+# prefix is ASCII digits only: ``\d`` would take "１２３４" or "١٢٣٤" for a registrant code.
+DOI_RE = re.compile(r"^10\.[0-9]{4,9}(?:\.[0-9]+)*/\S+$")
 _URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?(?:dx\.)?doi\.org/", re.IGNORECASE)
 _PREFIX_RE = re.compile(r"^(?:urn:)?doi:\s*", re.IGNORECASE)
 

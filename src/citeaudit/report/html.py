@@ -508,6 +508,16 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _in_paragraph(position: dict[str, Any]) -> list[Any]:
+    """The claim's paragraph as the report wrote it, cut around the claim: before, the claim,
+    after, and where the claim is (``line 3, column 12``)."""
+    paragraph = position["paragraph"]
+    text, start = paragraph["text"], paragraph["start"]
+    a = max(0, min(len(text), position["start"] - start))
+    b = max(a, min(len(text), position["end"] - start))
+    return [text[:a], text[a:b], text[b:], f"line {position['line']}, column {position['column']}"]
+
+
 def _pieces(claim: dict[str, Any]) -> list[list[Any]]:
     return [[text, marked] for text, marked in claim_pieces(claim)]
 
@@ -556,6 +566,8 @@ def report_view(
             "reviews": reviews.get(claim["id"], []),
             "citations": [_citation_view(row) for row in rows],
         })  # fmt: skip
+        if claim.get("position"):  # a claim read from a Markdown report: shown in its paragraph
+            claims[-1]["paragraph"] = _in_paragraph(claim["position"])
     return {
         "claims": claims,
         "orphans": [_citation_view(row) for row in orphans],

@@ -113,6 +113,8 @@ def _claim(result: ClaimResult, claim: Claim | None) -> dict[str, Any]:
            "text": claim.text if claim else None, "verdict": _verdict(result.verdict)}  # fmt: skip
     if claim is not None and claim.rationale:
         out["rationale"] = claim.rationale
+    if claim is not None and claim.place is not None:  # a claim read from a document (Markdown)
+        out["position"] = claim.place.to_json()
     return out
 
 

@@ -51,6 +51,35 @@ class VerdictDoc(_Part):
     unsupported_spans: list[list[int]] | None = None
 
 
+class MarkerDoc(_Part):
+    citations: list[str]
+    column: int
+    end: int
+    labels: list[str]
+    line: int
+    start: int
+    text: str
+
+
+class ParagraphDoc(_Part):
+    end: int
+    start: int
+    text: str
+
+
+class PositionDoc(_Part):
+    """Where a claim read from a document (a Markdown report) is in the input file."""
+
+    column: int
+    end: int
+    end_column: int
+    end_line: int
+    line: int
+    markers: list[MarkerDoc]
+    paragraph: ParagraphDoc
+    start: int
+
+
 class ClaimDoc(_Part):
     citations: list[str]
     id: str
@@ -60,6 +89,7 @@ class ClaimDoc(_Part):
     text: str | None
     verdict: VerdictDoc | None
     rationale: str | None = None
+    position: PositionDoc | None = None
 
 
 class ConflictDoc(_Part):
@@ -120,6 +150,7 @@ class SourceDoc(_Part):
     source_id: str | None = None
     revision: int | None = None
     digest: str | None = None
+    reference: str | None = None  # the free text of a Markdown report's entry without an identifier
 
 
 class RangeDoc(_Part):

@@ -52,8 +52,9 @@ def render_sarif(
         region: dict[str, int] | None = None
         if positions and path in positions:
             region = {"startLine": positions[path][0], "startColumn": positions[path][1]}
-        elif path.startswith("line "):
-            region = {"startLine": int(path.split()[1])}
+        elif path.startswith("line "):  # "line 12" (BibTeX), "line 12:5" (a Markdown report)
+            line, _, column = path.split()[1].partition(":")
+            region = {"startLine": int(line)} | ({"startColumn": int(column)} if column else {})
         location: dict[str, Any] = {"artifactLocation": {"uri": input_uri}}
         if region:
             location["region"] = region

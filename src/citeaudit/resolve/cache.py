@@ -4,21 +4,29 @@ Only final answers are stored (a record, or "not registered"); a transient
 failure never is. Reads accept the seed's own files (``10.0000_demo.1.json``)
 as they are; writes use collision-safe names (slug + short hash), sorted keys
 and an atomic replace, so a crash never leaves half a file.
+
+Every entry's digest is recorded in the directory's ``MANIFEST.json``
+(:mod:`citeaudit.util.manifest`), before the entry is written; an entry whose
+bytes are not the ones recorded, or that has no line while there is a manifest,
+is ``E_CACHE_CORRUPT`` (could not check), never a verdict. Online, each answer is
+written as it arrives, so a process killed mid-fetch keeps what it was told.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from citeaudit.errors import CacheError
 from citeaudit.resolve.interface import Author, Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.util.atomic import atomic_write
 from citeaudit.util.files import UnsafeFile, read_regular_file
+from citeaudit.util.manifest import MANIFEST_NAME, Manifest, ManifestError
 from citeaudit.util.slugs import hashed_name, slug
 
-__all__ = ["CACHE_SCHEMA", "CachingResolver", "DoiCache", "atomic_write", "doi_slug"]
+__all__ = ["CACHE_SCHEMA", "AnswerStream", "CachingResolver", "DoiCache", "atomic_write", "doi_slug"]
 
 CACHE_SCHEMA = "citeaudit-cache/1"
 # The file names and atomic writes moved to citeaudit.util; the old names stay importable here.
@@ -57,6 +65,7 @@ class DoiCache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.manifest = Manifest(root)
 
     def path_for(self, doi: str) -> Path:
         return self.root / hashed_name(doi, ".json")
@@ -69,6 +78,8 @@ class DoiCache:
         """Every DOI the cache holds an entry for (the seed's files as well as ours)."""
         found = set()
         for path in sorted(self.root.glob("*.json")):
+            if path.name == MANIFEST_NAME:
+                continue
             try:
                 data = json.loads(read_regular_file(path, MAX_ENTRY_BYTES).decode("utf-8"))
             except (OSError, ValueError, UnsafeFile):
@@ -86,7 +97,13 @@ class DoiCache:
                 continue
             try:
                 raw = read_regular_file(path, MAX_ENTRY_BYTES)
-                return self._decode(doi, json.loads(raw.decode("utf-8")))
+                answer = self._decode(doi, json.loads(raw.decode("utf-8")))
+                untrusted = self.manifest.problem(path.name, raw)  # well formed; the bytes recorded?
+                if untrusted is not None:
+                    return Resolution.unavailable(
+                        "E_CACHE_CORRUPT", f"cache entry {path.name} was not trusted: {untrusted}"
+                    )
+                return answer
             except FileNotFoundError:
                 continue
             except OSError as e:
@@ -123,8 +140,12 @@ class DoiCache:
 
     def get_agency(self, prefix: str) -> str | None:
         """The registration agency of a DOI prefix ("none": no such prefix), if known."""
+        path = self._agency_path(prefix)
         try:
-            data = json.loads(read_regular_file(self._agency_path(prefix), MAX_AGENCY_BYTES).decode("utf-8"))
+            raw = read_regular_file(path, MAX_AGENCY_BYTES)
+            if self.manifest.problem(path.relative_to(self.root).as_posix(), raw) is not None:
+                return None  # not trusted: a fresh lookup replaces it
+            data = json.loads(raw.decode("utf-8"))
         except (OSError, ValueError, UnsafeFile):
             return None  # a miss, or a broken entry that a fresh lookup replaces
         agency = data.get("agency") if isinstance(data, dict) and data.get("prefix") == prefix else None
@@ -134,26 +155,57 @@ class DoiCache:
         entry = {"agency": agency, "prefix": prefix, "schema": CACHE_SCHEMA}
         data = json.dumps(entry, sort_keys=True, indent=2) + "\n"
         try:
-            atomic_write(self._agency_path(prefix), data.encode("utf-8"))
+            self._write(self._agency_path(prefix), data.encode("utf-8"))
         except OSError as e:
             raise CacheError(f"cannot write cache entry for prefix {prefix}: {e.strerror}") from None
 
+    def _write(self, path: Path, data: bytes) -> None:
+        """The entry's line in the manifest first, then the entry (see util/manifest.py)."""
+        try:
+            self.manifest.record({path.relative_to(self.root).as_posix(): data})
+        except ManifestError as e:
+            raise CacheError(f"cannot record {path.name} in the cache's manifest: {e}") from None
+        atomic_write(path, data)
+
     def put(self, doi: str, resolution: Resolution) -> None:
         """Store a final answer; refuses anything that is not one."""
-        if resolution.status is ResolutionStatus.UNAVAILABLE:
-            raise CacheError(f"refusing to cache a transient failure for {doi}")
-        if resolution.record is not None and resolution.record.doi.lower() != doi.lower():
-            raise CacheError(f"refusing to cache the record of {resolution.record.doi} for {doi}")
-        entry: dict[str, Any] = {"doi": doi, "schema": CACHE_SCHEMA, "status": resolution.status.value}
-        if resolution.agency:
-            entry["agency"] = resolution.agency
-        if resolution.record is not None:
-            entry["record"] = resolution.record.to_json()
-        data = json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        self.put_many({doi: resolution})
+
+    def put_many(self, answers: dict[str, Resolution]) -> None:
+        """Store final answers: their lines in the manifest in one update, then each entry."""
+        entries: dict[str, tuple[Path, bytes]] = {}
+        for doi, resolution in answers.items():
+            if resolution.status is ResolutionStatus.UNAVAILABLE:
+                raise CacheError(f"refusing to cache a transient failure for {doi}")
+            if resolution.record is not None and resolution.record.doi.lower() != doi.lower():
+                raise CacheError(f"refusing to cache the record of {resolution.record.doi} for {doi}")
+            entry: dict[str, Any] = {"doi": doi, "schema": CACHE_SCHEMA, "status": resolution.status.value}
+            if resolution.agency:
+                entry["agency"] = resolution.agency
+            if resolution.record is not None:
+                entry["record"] = resolution.record.to_json()
+            text = json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+            entries[doi] = (self.path_for(doi), text.encode("utf-8"))
+        if not entries:
+            return
         try:
-            atomic_write(self.path_for(doi), data.encode("utf-8"))
-        except OSError as e:
-            raise CacheError(f"cannot write cache entry for {doi}: {e.strerror}") from None
+            self.manifest.record({path.name: body for path, body in entries.values()})
+        except ManifestError as e:
+            raise CacheError(f"cannot record the cache's entries in its manifest: {e}") from None
+        for doi, (path, body) in entries.items():
+            try:
+                atomic_write(path, body)
+            except OSError as e:
+                raise CacheError(f"cannot write cache entry for {doi}: {e.strerror}") from None
+
+
+@runtime_checkable
+class AnswerStream(Protocol):
+    """An upstream resolver that hands each answer over as it arrives (the registries do)."""
+
+    def resolve_each(
+        self, dois: list[str], keep: Callable[[dict[str, Resolution]], None]
+    ) -> dict[str, Resolution]: ...
 
 
 class CachingResolver(Resolver):
@@ -179,10 +231,21 @@ class CachingResolver(Resolver):
             for doi in misses:
                 answers[doi] = Resolution.unavailable("E_NOT_CACHED", "offline and not in the cache")
             return answers
-        fetched = self.upstream.resolve_many(misses)
-        for doi in misses:
-            answer = fetched[doi]
-            if answer.status is not ResolutionStatus.UNAVAILABLE:
-                self.cache.put(doi, answer)
-            answers[doi] = answer
+        kept: set[str] = set()
+        wanted = set(misses)
+
+        def keep(arrived: dict[str, Resolution]) -> None:
+            """Written as they arrive: a process killed mid-fetch keeps every answer it had."""
+            new = {d: a for d, a in arrived.items() if d in wanted and d not in kept}
+            kept.update(new)
+            self.cache.put_many(
+                {d: a for d, a in new.items() if a.status is not ResolutionStatus.UNAVAILABLE}
+            )
+
+        if isinstance(self.upstream, AnswerStream):
+            fetched = self.upstream.resolve_each(misses, keep)
+        else:
+            fetched = self.upstream.resolve_many(misses)
+        keep({doi: fetched[doi] for doi in misses})
+        answers.update((doi, fetched[doi]) for doi in misses)
         return answers

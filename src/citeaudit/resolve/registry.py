@@ -109,7 +109,20 @@ class RegistryResolver(Resolver):
     def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
         return asyncio.run(self.resolve_async(dois))
 
-    async def resolve_async(self, dois: list[str]) -> dict[str, Resolution]:
+    def resolve_each(
+        self, dois: list[str], keep: Callable[[dict[str, Resolution]], None]
+    ) -> dict[str, Resolution]:
+        """As :meth:`resolve_many`, handing each answer to ``keep`` as it arrives (the cache writes
+        it then: a process killed mid-fetch keeps every answer it was given)."""
+        return asyncio.run(self.resolve_async(dois, keep))
+
+    async def resolve_async(
+        self, dois: list[str], keep: Callable[[dict[str, Resolution]], None] | None = None
+    ) -> dict[str, Resolution]:
+        def arrived(found: dict[str, Resolution]) -> None:
+            if keep is not None and found:
+                keep(found)
+
         client = self.client_factory()
         client.share_limits(SharedLimits.beside(self.cache.root))  # with every process on this cache
         self._configure(client)
@@ -121,14 +134,16 @@ class RegistryResolver(Resolver):
 
         async def one(doi: str, agency: str | Resolution) -> Resolution:
             answer = await self._one(client, doi, agency, failed.get(doi, ""))
+            arrived({doi: answer})
             tick(total - len(rest) + sum(1 for t in pending if t.done()) + 1)
             return answer
 
         try:
             arxiv = [d for d in dois if route_of(d) == ARXIV.route]  # the identifier kinds route
-            answers = await self._arxiv(client, arxiv)
+            answers = await self._arxiv(client, arxiv, arrived)
             failed: dict[str, str] = {}  # DOI → the transient failure of its batch request
-            answers.update(await self._crossref_batch(client, [d for d in dois if d not in answers], failed))
+            unbatched = [d for d in dois if d not in answers]
+            answers.update(await self._crossref_batch(client, unbatched, failed, arrived))
             rest = [d for d in dois if d not in answers]
             tick(len(answers))
             agencies = await self._agencies(client, sorted({doi_prefix(d) for d in rest}))
@@ -156,8 +171,11 @@ class RegistryResolver(Resolver):
 
     # -- arXiv -------------------------------------------------------------------------
 
-    async def _arxiv(self, client: HttpClient, dois: list[str]) -> dict[str, Resolution]:
-        """arXiv DOIs through the arXiv API, 100 identifiers a request."""
+    async def _arxiv(
+        self, client: HttpClient, dois: list[str], arrived: Callable[[dict[str, Resolution]], None]
+    ) -> dict[str, Resolution]:
+        """arXiv DOIs through the arXiv API, 100 identifiers a request (each request's answers
+        handed to ``arrived`` as they come)."""
         out: dict[str, Resolution] = {}
         ids = {d: arxiv_id_of(d) or "" for d in dois}
         wanted = sorted(set(ids.values()))
@@ -172,30 +190,44 @@ class RegistryResolver(Resolver):
                 records, reason = None, str(e)
             else:
                 reason = f"arXiv answered HTTP {answer.status}"
+            part: dict[str, Resolution] = {}
             for doi, arxiv_id in ids.items():
                 if arxiv_id not in chunk:
                     continue
                 if records is None:
-                    out[doi] = Resolution.unavailable(UNAVAILABLE, f"arXiv: {reason}")
+                    part[doi] = Resolution.unavailable(UNAVAILABLE, f"arXiv: {reason}")
                 elif arxiv_id in records:  # keyed by the id of the entry arXiv sent
-                    out[doi] = Resolution.found(replace(records[arxiv_id], doi=doi))
+                    part[doi] = Resolution.found(replace(records[arxiv_id], doi=doi))
                 elif answer.transient:
-                    out[doi] = _untrusted("arXiv had no entry", f"after {answer.transient}")
+                    part[doi] = _untrusted("arXiv had no entry", f"after {answer.transient}")
                 else:
-                    out[doi] = Resolution.not_found("arxiv")
+                    part[doi] = Resolution.not_found("arxiv")
+            arrived(part)
+            out.update(part)
         return out
 
     # -- Crossref's batch route ----------------------------------------------------
 
     async def _crossref_batch(
-        self, client: HttpClient, dois: list[str], failed: dict[str, str]
+        self,
+        client: HttpClient,
+        dois: list[str],
+        failed: dict[str, str],
+        arrived: Callable[[dict[str, Resolution]], None],
     ) -> dict[str, Resolution]:
-        """Records found by the batch route; the DOIs of a batch request that failed for a
-        transient reason go to ``failed``, so that no "not registered" is reached after it."""
+        """Records found by the batch route (each request's handed to ``arrived`` as it comes); the
+        DOIs of a batch request that failed for a transient reason go to ``failed``, so that no
+        "not registered" is reached after it."""
         chunks = [dois[i : i + BATCH_SIZE] for i in range(0, len(dois), BATCH_SIZE)]
+
+        async def batch(chunk: list[str]) -> tuple[dict[str, Resolution], str]:
+            part, failure = await self._batch(client, chunk)
+            arrived(part)
+            return part, failure
+
         found: dict[str, Resolution] = {}
         for chunk, (part, failure) in zip(
-            chunks, await asyncio.gather(*(self._batch(client, chunk) for chunk in chunks)), strict=True
+            chunks, await asyncio.gather(*(batch(chunk) for chunk in chunks)), strict=True
         ):
             found.update(part)
             if failure:
@@ -246,10 +278,19 @@ class RegistryResolver(Resolver):
     async def _agency(self, client: HttpClient, prefix: str) -> str | Resolution:
         try:
             answer = await client.get(f"{self.endpoints.doi}/ra/{_segment(prefix)}", route="doi")
-            entries = _json(answer)
-            entry = entries[0] if isinstance(entries, list) and entries else {}
-        except (HttpFailure, ValueError) as e:
+        except HttpFailure as e:
             return Resolution.unavailable(UNAVAILABLE, f"registration agency lookup failed: {e}")
+        if answer.status != 200:  # an error page is no answer about the prefix: say what was sent
+            return Resolution.unavailable(
+                UNAVAILABLE, f"doi.org answered HTTP {answer.status} for the agency of prefix {prefix}"
+            )
+        try:
+            entries = _json(answer)
+        except ValueError as e:
+            return Resolution.unavailable(
+                UNAVAILABLE, f"doi.org's answer for the agency of prefix {prefix} is not JSON ({e})"
+            )
+        entry = entries[0] if isinstance(entries, list) and entries else {}
         if isinstance(entry, dict) and isinstance(entry.get("RA"), str):
             return str(entry["RA"])
         if isinstance(entry, dict) and entry.get("status") == "DOI does not exist":

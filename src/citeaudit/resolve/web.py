@@ -141,10 +141,11 @@ def address_refusal(address: str) -> str | None:
 
 
 class _Refused(Exception):
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, *, unanswered: bool = False) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
+        self.unanswered = unanswered  # no server answered at all (a name not resolved, no connection)
 
 
 class _Transient(Exception):
@@ -267,17 +268,18 @@ class WebFetcher:
         retry = self.policy.retry
         limits = self._host_limits(url)
         last = ""
+        unanswered = False  # the last failure: no answer from a server (not an HTTP status)
         for attempt in range(retry.attempts):
             retry_after: float | None = None
             await limits.acquire()
             try:
                 raw = await self._once(client, url, bound)
             except _Transient as e:
-                last, retry_after = e.reason, e.retry_after
+                last, retry_after, unanswered = e.reason, e.retry_after, True
             else:
                 if raw.status not in retry.retry_statuses:
                     return raw, last
-                last = f"HTTP {raw.status}"
+                last, unanswered = f"HTTP {raw.status}", False
                 retry_after = _retry_after(raw.headers)
                 if raw.status == 429:
                     limits.rest(
@@ -289,7 +291,9 @@ class WebFetcher:
                 raise _Refused("E_URL_UNREACHABLE", f"{url}: {last}, asked to wait {retry_after:g} s")
             if attempt + 1 < retry.attempts:
                 await self.clock.sleep(max(retry.backoff(attempt, self.rand), retry_after or 0.0))
-        raise _Refused("E_URL_UNREACHABLE", f"{url}: {last} after {retry.attempts} attempts")
+        raise _Refused(
+            "E_URL_UNREACHABLE", f"{url}: {last} after {retry.attempts} attempts", unanswered=unanswered
+        )
 
     async def _address(self, url: str) -> tuple[httpx.URL, str]:
         """The URL rewritten to the checked address of its host, and the host (for Host and SNI)."""
@@ -385,7 +389,10 @@ class WebFetcher:
                     continue
                 break
         except _Refused as e:
-            if e.code == "E_URL_REFUSED":
+            # A refused address, and a site that could not be reached at all (a name that does not
+            # resolve, no connection, no answer in time), are what they are: the page cannot be
+            # fetched either. Only a server that answered robots.txt with errors allows nothing.
+            if e.code == "E_URL_REFUSED" or e.unanswered:
                 raise
             return PageFailure(
                 "E_ROBOTS_DISALLOWED", f"{url} could not be read ({e.reason}), so nothing is allowed"

@@ -35,7 +35,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from citeaudit.errors import CiteauditError, InputError
-from citeaudit.formats import parse_bytes
+from citeaudit.formats import InputFormat, parse_bytes, submission_from_bytes
 from citeaudit.formats.native import ClaimIn, SubmissionIn
 from citeaudit.formats.validate import validate
 from citeaudit.formats.wire import (
@@ -61,7 +61,8 @@ INSTRUCTIONS = (
     "registry, that quotes occur verbatim in the pinned text, that numbers occur in the quotes. "
     "It never says whether a passage supports a claim. Call list_sources to see what you may cite, "
     "get_source_excerpt to read a source, locate_quote to turn a passage of it into an exact citation, "
-    "audit_claims on your claims before you answer, and feedback for what to fix and what to keep. "
+    "audit_claims on your claims before you answer (audit_report on a report written in Markdown), and "
+    "feedback for what to fix and what to keep. "
     "Nothing here can change what you are checked against."
 )
 
@@ -549,6 +550,29 @@ def build_server(options: McpOptions) -> Server[Any]:
         # The answer carries the result twice (text and structured content): each gets half the bound.
         return fit_report(report_to_dict(report), detail, options.max_response_bytes // 2), None
 
+    def report_of_markdown(arguments: dict[str, Any]) -> Any:
+        markdown = arguments.get("markdown")
+        if not isinstance(markdown, str) or not markdown.strip():
+            raise ToolFailure("audit_report: $.markdown: expected the report's Markdown, a non-empty string")
+        raw = markdown.encode("utf-8")
+        if len(raw) > options.max_input_bytes:
+            raise ToolFailure(
+                f"audit_report: the report is {len(raw)} bytes, over the limit of {options.max_input_bytes}"
+            )
+        try:
+            submission = submission_from_bytes(raw, "report.md", input_format=InputFormat.MARKDOWN_REPORT)
+            lookup = options.evidence.lookup() if options.evidence is not None else None
+            return options.auditor.audit(submission, store=lookup)
+        except CiteauditError as e:
+            raise ToolFailure(f"audit_report: {e.diagnostics()}") from None
+
+    async def audit_report(arguments: dict[str, Any]) -> tuple[Any, str | None]:
+        detail = arguments.pop("detail", "compact")
+        if detail not in ("compact", "full"):
+            raise ToolFailure(f'audit_report: $.detail: expected "compact" or "full", got {detail!r}')
+        report = await in_thread(lambda: report_of_markdown(arguments))
+        return fit_report(report_to_dict(report), detail, options.max_response_bytes // 2), None
+
     async def feedback(arguments: dict[str, Any]) -> tuple[Any, str | None]:
         report = await in_thread(lambda: report_of("feedback", arguments))
         result = feedback_of(report)
@@ -669,6 +693,37 @@ def build_server(options: McpOptions) -> Server[Any]:
             audit_schema,
             frozenset(audit_schema["properties"]),
             audit_claims,
+        ),
+        _Tool(
+            "audit_report",
+            "Audit a research report written in Markdown before you hand it over: each sentence with a "
+            "citation marker ([1], [1, 3], [^note], (Author, 2020), an inline link) is a claim citing the "
+            "entries of its References (or Sources, Bibliography) section; an entry's DOI, arXiv id or URL "
+            "is checked, an entry with none is found by bibliographic search. Also reports markers with "
+            "no entry and entries never cited. Returns what audit_claims returns; each claim's place in "
+            'the Markdown (start, end, line, column) is in detail "full".',
+            {
+                "type": "object",
+                "properties": {
+                    "markdown": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": options.max_input_bytes,
+                        "description": "The whole report, as Markdown text.",
+                    },
+                    "detail": _DETAIL,
+                },
+                "required": ["markdown"],
+                "examples": [
+                    {
+                        "markdown": "# Notes\n\nAttention replaced recurrence in translation [1].\n\n"
+                        "## References\n\n1. Vaswani, A., et al. (2017). Attention is all you need. "
+                        "arXiv:1706.03762\n"
+                    }
+                ],
+            },
+            frozenset({"markdown", "detail"}),
+            audit_report,
         ),
         _Tool(
             "feedback",

@@ -28,6 +28,7 @@ from citeaudit.sources.interface import Pin, PinAnswer, PinStore, digest_text, n
 from citeaudit.util.atomic import atomic_write
 from citeaudit.util.files import UnsafeFile, read_regular_file
 from citeaudit.util.jsonload import load_json_bytes
+from citeaudit.util.manifest import Manifest, ManifestError
 from citeaudit.util.slugs import hashed_name
 
 if TYPE_CHECKING:
@@ -275,6 +276,10 @@ class _Corrupt(Exception):
     pass
 
 
+class _Untrusted(Exception):
+    """A pin file whose bytes are not those the manifest records."""
+
+
 def _str(data: dict[str, Any], key: str, optional: bool = False) -> Any:
     value = data.get(key)
     if value is None and optional:
@@ -290,6 +295,7 @@ class PinDirectory(PinStore):
     def __init__(self, root: Path, max_text_bytes: int = DEFAULT_MAX_SNAPSHOT_BYTES) -> None:
         self.root = root
         self.max_text_bytes = max_text_bytes  # a pin's text is bounded as a snapshot is
+        self.manifest = Manifest(root)
 
     def paths(self, url: str) -> tuple[Path, Path]:
         return self.root / hashed_name(url, ".pin.json"), self.root / hashed_name(url, ".pin.txt")
@@ -323,6 +329,11 @@ class PinDirectory(PinStore):
             return PinAnswer(None, "E_PIN_CORRUPT", f"{record_path.name}: the pin is not trusted: {e}")
         try:
             pin = self._parse(url, data, text_path)
+            untrusted = self.manifest.problem(record_path.name, data)  # well formed; the bytes recorded?
+            if untrusted is not None:
+                raise _Untrusted(untrusted)
+        except _Untrusted as e:
+            return PinAnswer(None, "E_CACHE_CORRUPT", f"{record_path.name}: the pin was not trusted: {e}")
         except (_Corrupt, SourceError) as e:
             return PinAnswer(None, "E_PIN_CORRUPT", f"{record_path.name}: the pin is not trusted: {e}")
         return PinAnswer(pin)
@@ -356,6 +367,9 @@ class PinDirectory(PinStore):
                 raise _Corrupt(f"its text {text_path.name} is not UTF-8") from None
             if text_sha256 is None or digest_text(text) != text_sha256:
                 raise _Corrupt(f"its text {text_path.name} is not the text its digest names")
+            untrusted = self.manifest.problem(text_path.name, raw)
+            if untrusted is not None:
+                raise _Untrusted(f"its text {text_path.name}: {untrusted}")
         elif status not in NOT_FOUND:
             raise _Corrupt(f"status {status} is not a final answer")
         titles = record.get("titles", [])
@@ -385,17 +399,23 @@ class PinDirectory(PinStore):
         )
 
     def write(self, pin: Pin) -> None:
-        """The text first, then the record that names its digest (a crash between leaves the old
-        record, whose digest then refuses the new text: corrupt, never a wrong pass)."""
+        """Both digests into the manifest, then the text, then the record that names its digest (a
+        crash between leaves the old record, whose digest then refuses the new text: corrupt, never
+        a wrong pass)."""
         record_path, text_path = self.paths(pin.url)
+        text = pin.text.encode("utf-8") if pin.text is not None else None
+        body = (json.dumps(_record(pin), ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+        try:
+            self.manifest.record({text_path.name: text, record_path.name: body})  # before the files
+        except ManifestError as e:
+            raise SourceError(f"{record_path}: cannot record the pin in the manifest: {e}") from None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            if pin.text is not None:
-                atomic_write(text_path, pin.text.encode("utf-8"))
+            if text is not None:
+                atomic_write(text_path, text)
             else:
                 text_path.unlink(missing_ok=True)
-            body = json.dumps(_record(pin), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
-            atomic_write(record_path, body.encode("utf-8"))
+            atomic_write(record_path, body)
         except OSError as e:
             raise SourceError(f"{record_path}: cannot write the pin: {e.strerror}") from None
 

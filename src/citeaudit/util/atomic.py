@@ -14,7 +14,8 @@ lock holder, and the next writer in that directory removes it.
 :func:`write_output` is for the files a person names (``--out``, ``--output``): atomically only
 where the target is a regular file or does not exist yet (a symlink is followed and its target
 replaced, the link kept); anything else — a FIFO, a terminal, ``/dev/stdout``, ``/proc/self/fd/1``,
-``/dev/full``, a process substitution — is opened and written straight through, never replaced.
+``/dev/full``, a process substitution — is opened and written straight through, never replaced (a
+FIFO that no reader opens within a second is refused, not waited for).
 :func:`check_writable` says beforehand whether a write there can succeed, so that a command with
 several outputs writes none when one of them cannot be written.
 """
@@ -171,12 +172,38 @@ def check_writable(path: Path) -> None:
         raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
 
+# How long a FIFO nobody reads is waited for before it is refused (a reader that opens it just after
+# us gets this long to do so).
+FIFO_READER_WAIT = 1.0
+
+
+def _open_straight_through(target: Path) -> int:
+    """A descriptor to write ``target`` through, never waiting for a FIFO's reader without bound: a
+    FIFO is opened without blocking, and one that no reader opens within a second is refused."""
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            fd = os.open(target, flags | os.O_NONBLOCK)
+            break
+        except OSError as e:
+            if e.errno != errno.ENXIO:  # ENXIO: a FIFO with no reader
+                raise
+            if time.monotonic() >= deadline:
+                raise OSError(
+                    errno.ENXIO, "it is a FIFO that nothing reads (not written: it would wait forever)"
+                ) from None
+            time.sleep(0.01)
+    os.set_blocking(fd, True)  # the reader is there: written at its pace
+    return fd
+
+
 def write_output(path: Path, data: bytes) -> None:
     """Write a file a person named: atomically to a regular file, straight through to anything else."""
     target, atomic = output_target(path)
     if atomic:
         atomic_write(target, data)
         return
-    with open(target, "wb") as fh:
+    with os.fdopen(_open_straight_through(target), "wb") as fh:
         fh.write(data)
         fh.flush()

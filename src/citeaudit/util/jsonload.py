@@ -6,7 +6,11 @@ the file, the JSON path and the problem.
 from __future__ import annotations
 
 import json
+import os
+import re
 import stat
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,8 +38,38 @@ def json_path(parts: Sequence[str | int]) -> str:
     return out
 
 
+# How long a FIFO nobody writes to is waited for before it is refused (a writer that opens it just
+# after us gets this long to do so; a pipe that has a writer is then read as long as it writes).
+FIFO_WRITER_WAIT = 1.0
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_fifo(fd: int, limit: int, wait: float) -> bytes | None:
+    """A FIFO's bytes; None when no writer comes within ``wait`` seconds. A blocking read of a FIFO
+    with no writer ends at once (end of file); one with a writer waits for what it writes."""
+    data = _read_fd(fd, limit)
+    deadline = time.monotonic() + wait
+    while not data and time.monotonic() < deadline:  # a writer may be opening it right now
+        time.sleep(0.02)
+        data = _read_fd(fd, limit)
+    return data or None
+
+
 def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """Read a file, refusing it before reading when it is over the bound."""
+    """Read a file, refusing it before reading when it is over the bound. A pipe (``<(…)``, a FIFO
+    that is written to) is read to the bound; a FIFO that nobody writes to is refused, not waited
+    for: it is opened without blocking, and refused when no writer comes within a second."""
     name = str(path)
     try:
         st = path.stat()
@@ -45,8 +79,23 @@ def read_input(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
             raise InputError(name, "", "not a regular file (a device or a socket)")
         if st.st_size > max_bytes:
             raise InputError(name, "", f"input is {st.st_size} bytes, over the limit of {max_bytes}")
-        with path.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            opened = os.fstat(fd)
+            if not (stat.S_ISREG(opened.st_mode) or stat.S_ISFIFO(opened.st_mode)):  # swapped since
+                raise InputError(name, "", "not a regular file (a device or a socket)")
+            if stat.S_ISFIFO(opened.st_mode):
+                os.set_blocking(fd, True)  # a pipe with a writer is read as long as it writes
+                fifo = _read_fifo(fd, max_bytes, FIFO_WRITER_WAIT)
+                if fifo is None:
+                    raise InputError(
+                        name, "", "is a FIFO that nothing writes to (not read: it would wait forever)"
+                    )
+                data = fifo
+            else:
+                data = _read_fd(fd, max_bytes)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise InputError(name, "", "no such file") from None
     except IsADirectoryError:
@@ -126,6 +175,23 @@ def _too_deep_or_repeated(document: Any, max_depth: int) -> bool:
     return False
 
 
+_DIGITS_RE = re.compile(r"-?[0-9]+")
+
+
+def _long_number(text: str) -> tuple[str, str]:
+    """The message for an integer too long to read (Python's own names its setting)."""
+    limit = sys.get_int_max_str_digits()
+    for m in _DIGITS_RE.finditer(text):
+        if len(m.group().lstrip("-")) <= limit:
+            continue
+        # A number follows [ , : or nothing; the digits of a string do not.
+        if text[: m.start()].rstrip()[-1:] in ("", "[", ",", ":"):
+            line = text.count("\n", 0, m.start()) + 1
+            column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            return "", f"invalid JSON at line {line} column {column}: a number with more than {limit} digits"
+    return "", f"invalid JSON: a number with more than {limit} digits"
+
+
 def load_json_bytes(data: bytes, name: str, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse JSON bytes with the rules above."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -143,6 +209,8 @@ def load_json_bytes(data: bytes, name: str, max_depth: int = DEFAULT_MAX_DEPTH) 
     except RecursionError:
         raise InputError(name, "", f"nesting deeper than {max_depth} levels") from None
     except ValueError as e:  # NaN/Infinity, integers too long to convert
+        if "integer string conversion" in str(e):
+            raise InputError(name, *_long_number(text)) from None
         raise InputError(name, "", f"invalid JSON: {e}") from None
     problem = None
     if isinstance(document, (dict, list)) and _too_deep_or_repeated(document, max_depth):

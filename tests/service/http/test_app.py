@@ -533,3 +533,21 @@ def test_405_names_the_methods_and_bad_bodies_are_422(service: str) -> None:
             "path.digest: String should match pattern '^[0-9a-f]{64}$'")  # fmt: skip
         whole = {"claims": [{"id": "c1", "text": "t", "citations": [{"doi": "10.1/x", "year": 2024.0}]}]}
         assert c.post("/v1/audit", json=whole).status_code == 200  # JSON Schema's integer: 2024.0 is one
+
+
+def test_a_markdown_report_is_audited_as_text_markdown(service: str) -> None:
+    report = (
+        "# R\n\nA claim [1]. Another [2].\n\n## References\n\n"
+        "1. Ivanova (2024). Demo Paper on Retrieval Grounding. https://doi.org/10.0000/demo.1\n"
+    )
+    with _client(service, "acme", "auditor") as c:
+        for media in ("text/markdown", "text/x-markdown", "text/plain"):
+            posted = c.post("/v1/audit", content=report.encode("utf-8"), headers={"content-type": media})
+            assert posted.status_code == 200, (media, posted.text)
+            body = posted.json()["report"]
+            assert body["input_format"] == "markdown-report", media
+            assert [r["errors"] for r in body["results"]] == [[], ["E_MARKER_UNDEFINED"]], media
+        empty = c.post("/v1/audit", content=b"# R\n", headers={"content-type": "text/markdown"})
+        assert (
+            _problem(empty, 422)["detail"] == "body: no citation markers and no references: nothing to audit"
+        )

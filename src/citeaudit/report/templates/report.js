@@ -198,6 +198,10 @@
   function details(c) {
     var box = el("div", "details");
     add(box, el("p", "claim-text", c.text || "(no text)"));
+    if (c.paragraph) {  // a claim of a Markdown report, in its paragraph as the report wrote it
+      add(box, el("p", "label", "In the report, at " + c.paragraph[3] + ":"));
+      add(box, add(el("blockquote", "source-text paragraph"), c.paragraph[0], el("mark", "claim-in-text", c.paragraph[1]), c.paragraph[2]));
+    }
     if (c.rationale) add(box, el("p", "note", "Rationale: " + c.rationale));
     var v = add(el("p", "verdict-line"), el("span", "note", c.kind + " · review: " + String(c.review || "").replace(/_/g, " ") + " · "),
       "semantic verdict (a judge's opinion, not a check): ", el("strong", "", c.verdict_words));

@@ -9,7 +9,9 @@ request URL). "Could not be asked" is never pinned.
 
 A pin is read as untrusted input: opened without following a link and without blocking on a FIFO,
 only when it is a regular file, at most :data:`MAX_PIN_BYTES`, and only when it says it is the
-answer of that index to that query. Anything else is ``E_CACHE_CORRUPT``: reported, never used.
+answer of that index to that query, and — where the cache has a ``MANIFEST.json`` — only when its
+bytes are the ones the manifest records (:mod:`citeaudit.util.manifest`; a pin's line is recorded
+before the pin is written). Anything else is ``E_CACHE_CORRUPT``: reported, never used.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from citeaudit.errors import CacheError
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer
 from citeaudit.util.atomic import atomic_write
+from citeaudit.util.manifest import Manifest, ManifestError
 from citeaudit.util.slugs import hashed_name, slug
 
 __all__ = ["MAX_PIN_BYTES", "PIN_SCHEMA", "SearchPins"]
@@ -38,6 +41,7 @@ class SearchPins:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.manifest = Manifest(root)
 
     def path_for(self, index: str, key: str) -> Path:
         return self.root / "searches" / slug(index) / hashed_name(key, ".json")
@@ -55,9 +59,13 @@ class SearchPins:
         except _NotAPin as e:
             return self._corrupt(index, path, str(e))
         try:
-            return _decode(index, key, json.loads(raw.decode("utf-8")))
+            answer = _decode(index, key, json.loads(raw.decode("utf-8")))
         except (ValueError, KeyError, TypeError, AttributeError) as e:  # bad JSON and UTF-8 are ValueErrors
             return self._corrupt(index, path, f"is not valid ({type(e).__name__}: {e})")
+        untrusted = self.manifest.problem(path.relative_to(self.root).as_posix(), raw)
+        if untrusted is not None:
+            return self._corrupt(index, path, f"does not match the manifest ({untrusted})")
+        return answer
 
     def put(self, key: str, answer: IndexAnswer) -> None:
         """Pin an answer; refuses one that says the index could not be asked."""
@@ -71,9 +79,16 @@ class SearchPins:
             "query": key,
             "schema": PIN_SCHEMA,
         }
-        data = json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        data = (json.dumps(entry, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+        path = self.path_for(answer.index, key)
         try:
-            atomic_write(self.path_for(answer.index, key), data.encode("utf-8"))
+            self.manifest.record({path.relative_to(self.root).as_posix(): data})  # before the pin
+        except ManifestError as e:
+            raise CacheError(
+                f"cannot record the answer of {answer.index} in the cache's manifest: {e}"
+            ) from None
+        try:
+            atomic_write(path, data)
         except OSError as e:
             raise CacheError(f"cannot pin the answer of {answer.index}: {e.strerror}") from None
 

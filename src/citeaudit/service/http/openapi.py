@@ -31,6 +31,7 @@ from citeaudit.identifiers import KINDS
 __all__ = [
     "AUDIT_MEDIA_TYPES",
     "BIBTEX_TYPES",
+    "MARKDOWN_TYPES",
     "PROBLEM_TYPE",
     "complete",
     "problem_responses",
@@ -38,7 +39,8 @@ __all__ = [
 
 PROBLEM_TYPE = "application/problem+json"
 BIBTEX_TYPES = ("text/x-bibtex", "application/x-bibtex")
-AUDIT_MEDIA_TYPES = ("application/json", *BIBTEX_TYPES)
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")  # a research report (markdown-report)
+AUDIT_MEDIA_TYPES = ("application/json", *BIBTEX_TYPES, *MARKDOWN_TYPES)
 
 REF = "#/components/schemas/{model}"
 NOT_BLANK = r"\S"  # at least one character that is not white space
@@ -244,9 +246,10 @@ def audit_schemas() -> dict[str, Any]:
 
 AUDIT_BODY: dict[str, Any] = {
     "required": True,
-    "description": "The answer to audit, in any supported claims format: JSON, or BibTeX (a `.bib` "
-    "file's content). A body sent with another media type is read as BibTeX when it opens with `@` "
-    "or `%`, as JSON otherwise.",
+    "description": "The answer to audit, in any supported claims format: JSON, BibTeX (a `.bib` "
+    "file's content) or a research report in Markdown. A body sent with another media type is read "
+    "as BibTeX when it opens with `@` or `%`, as a Markdown report when it has a references heading "
+    "and does not open with `{` or `[`, as JSON otherwise.",
     "content": {
         "application/json": {
             "schema": {"anyOf": [_ref("ClaimsDocument"), _ref("Seed002Report")]},
@@ -262,6 +265,19 @@ AUDIT_BODY: dict[str, Any] = {
                 }
             }
             for media in BIBTEX_TYPES
+        },
+        **{
+            media: {
+                "schema": {
+                    "type": "string",
+                    "format": "markdown",
+                    "minLength": 1,
+                    "description": "A research report in Markdown: each sentence with a citation "
+                    "marker ([1], [^note], (Author, 2020), an inline link) is a claim citing the "
+                    "entries of its References section.",
+                }
+            }
+            for media in MARKDOWN_TYPES
         },
     },
 }

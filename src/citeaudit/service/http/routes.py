@@ -12,13 +12,13 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from citeaudit.errors import CiteauditError
-from citeaudit.formats import parse_bytes, submission_from_bytes
+from citeaudit.formats import InputFormat, parse_bytes, submission_from_bytes
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import compact_json, dump_report_dict, report_to_dict
 from citeaudit.service.http.auth import Caller, allowed
 from citeaudit.service.http.counts import Counts
-from citeaudit.service.http.openapi import BIBTEX_TYPES, NOT_BLANK, problem_responses
+from citeaudit.service.http.openapi import BIBTEX_TYPES, MARKDOWN_TYPES, NOT_BLANK, problem_responses
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS
 from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreConflict, StoreError
@@ -95,11 +95,14 @@ async def _body_bytes(request: Request) -> bytes:
     return await request.body()  # held to max_body_bytes as it arrives (app.BodyLimit)
 
 
-def _is_bibtex(request: Request) -> bool | None:
-    """BibTeX, JSON, or None (decided by the content: ``curl --data`` sends form-urlencoded)."""
+def _body_format(request: Request) -> InputFormat | Literal[False] | None:
+    """The body's format by its media type: BibTeX or a Markdown report, False for JSON, None when
+    the content decides (``curl --data`` sends form-urlencoded)."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media in BIBTEX_TYPES:
-        return True
+        return InputFormat.BIBTEX
+    if media in MARKDOWN_TYPES:
+        return InputFormat.MARKDOWN_REPORT
     if media == "application/json" or media.endswith("+json"):
         return False
     return None
@@ -148,15 +151,16 @@ def router_for(service: Service) -> APIRouter:
 
     @router.post("/v1/audit", response_model=AuditOut, responses=R(401, 403, 405, 413, 422))
     async def post_audit(request: Request, key: Caller) -> Response:
-        """Audit the body (its schema: see the request body; BibTeX as ``text/x-bibtex``)."""
+        """Audit the body (its schema: see the request body; BibTeX as ``text/x-bibtex``, a Markdown
+        report as ``text/markdown``)."""
         scope = allowed(key, "audit")
         data = await body_bytes(request)
-        bibtex = _is_bibtex(request)
+        given = _body_format(request)
         try:
             submission = (
                 parse_bytes(data, "body")
-                if bibtex is False
-                else submission_from_bytes(data, "body", bibtex=bibtex)
+                if given is False
+                else submission_from_bytes(data, "body", input_format=given)
             )
             report = auditor.audit(
                 submission,

@@ -1,0 +1,439 @@
+"""The Markdown parser of research reports: markdown-it-py (CommonMark, tables) with the rules a
+report's citations need, and the map from the parser's inline text back to the file.
+
+CommonMark knows no citation markers, so they are inline rules of the parser, next to its own
+(a marker is then never found inside a code span, a code block, an HTML block or a link
+destination: the parser has consumed those before a rule of ours could see them):
+
+- ``cite_marker`` tokens for ``[1]``, ``[1, 3]``, ``[2–4]``, footnote references ``[^note]``
+  and author–year citations ``(Vaswani et al., 2017)`` or, narrative, ``Vaswani et al. (2017)``;
+- ``cite_malformed`` tokens for a marker opened and never closed (``[1, 3.``);
+- ``footnote_def`` block tokens for footnote definitions (``[^note]: text``), the form
+  mdit-py-plugins reads, without its rendering;
+- the source range (in the inline text) of each code span, link, autolink, image and inline
+  HTML tag, in the token's ``meta``, so that sentences are never split inside one.
+
+markdown-it gives block tokens their lines (``map``) but inline text no columns; an inline
+token's ``content`` is its lines with the container prefixes (``>``, list indentation) taken off,
+so :class:`ContentMap` places each line of it back in its line of the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_inline import StateInline
+
+__all__ = [
+    "MAX_RANGE",
+    "AuthorYear",
+    "ContentMap",
+    "LineIndex",
+    "author_year_cites",
+    "is_year",
+    "parser",
+]
+
+MAX_RANGE = 100  # the most entries a numeric range ([2–4]) may span; a longer one is malformed
+_MAX_MARKER = 60  # characters between the brackets of a numeric marker
+_MAX_LABEL = 100  # characters of a footnote label
+_MAX_PARENS = 300  # characters between the parentheses of an author–year citation
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014"
+_NUMERIC = set("0123456789 ,;") | set(_DASHES)
+# Surname particles: lower-case words that belong to a name (``van der Berg``).
+_PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "dos",
+        "du",
+        "la",
+        "le",
+        "ten",
+        "ter",
+        "al",
+        "bin",
+        "el",
+        "ibn",
+        "op",
+        "zu",
+    ]
+)
+# Words that may open an author–year part before the name (``see Smith, 2020``).
+_LEADS = frozenset(
+    ["see", "also", "cf", "e.g", "eg", "i.e", "ie", "for", "example", "compare", "reviewed", "in"]
+)
+
+
+class LineIndex:
+    """Line and column (1-based, in characters) of an offset of the text."""
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        at = text.find("\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = text.find("\n", at + 1)
+        self.starts = starts
+        self.text = text
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def line(self, number: int) -> tuple[int, int]:
+        """``[start, end)`` of a 0-based line, without its line end."""
+        start = self.starts[number]
+        end = self.starts[number + 1] - 1 if number + 1 < len(self.starts) else len(self.text)
+        return start, end
+
+
+@dataclass(frozen=True, slots=True)
+class ContentMap:
+    """Offsets of an inline token's ``content`` in the file, line by line."""
+
+    content_starts: tuple[int, ...]  # where each line of the content starts in the content
+    file_starts: tuple[int, ...]  # where it starts in the file
+
+    def to_file(self, offset: int) -> int:
+        i = bisect.bisect_right(self.content_starts, offset) - 1
+        return self.file_starts[i] + offset - self.content_starts[i]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The file range of the content range ``[start, end)`` (non-empty)."""
+        return self.to_file(start), self.to_file(end - 1) + 1
+
+    @classmethod
+    def build(cls, index: LineIndex, first_line: int, content: str, cursor: int = 0) -> ContentMap:
+        """Each line of ``content`` found in its line of the file: as the end of it (a paragraph's
+        lines lose only their prefix and trailing spaces), else at its first occurrence from
+        ``cursor`` (a table cell, a heading between its ``#`` marks)."""
+        content_starts: list[int] = []
+        file_starts: list[int] = []
+        at = 0
+        for i, piece in enumerate(content.split("\n")):
+            content_starts.append(at)
+            at += len(piece) + 1
+            number = min(first_line + i, len(index.starts) - 1)
+            start, end = index.line(number)
+            line = index.text[start:end]
+            stripped = piece.rstrip(" \t")
+            body = line.rstrip(" \t")
+            found = line.find(stripped, cursor if i == 0 else 0) if stripped else len(body)
+            if stripped and body.endswith(stripped) and (i > 0 or len(body) - len(stripped) >= cursor):
+                found = len(body) - len(stripped)
+            if found < 0:  # a tab of the indentation made spaces by the parser: placed by the rest
+                rest = stripped.lstrip(" ")
+                found = len(body) - len(rest) - (len(stripped) - len(rest))
+                if not rest or not body.endswith(rest):
+                    found = max(0, len(body) - len(stripped))
+            file_starts.append(start + found)
+        return cls(tuple(content_starts), tuple(file_starts))
+
+
+# -- author–year citations ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorYear:
+    """One work an author–year citation names: its first author's name as written, the year."""
+
+    name: str
+    year: str  # four digits and an optional letter (2020a)
+
+
+def is_year(word: str) -> bool:
+    """``2017``, ``2017a``: a year from 1000 to 2999, a letter after it to tell works apart."""
+    core = word[:4]
+    rest = word[4:]
+    return (
+        len(core) == 4
+        and core.isascii()
+        and core.isdigit()
+        and core[0] in "12"
+        and (rest == "" or (len(rest) == 1 and rest.isascii() and rest.isalpha() and rest.islower()))
+    )
+
+
+def _name_word(word: str) -> bool:
+    plain = word.rstrip(",.")
+    if not plain:
+        return False
+    if plain in ("et", "al", "&", "and") or plain.lower() in _PARTICLES:
+        return True
+    letters = plain.replace("-", "").replace("'", "").replace("\u2019", "").replace(".", "")
+    return bool(letters) and letters.isalpha() and plain[0].isupper()
+
+
+def _name(words: list[str]) -> str | None:
+    """The author part of a citation, when every word of it is a word of names."""
+    while words and words[0].lower().rstrip(",.:") in _LEADS:
+        words = words[1:]
+    if not words or len(words) > 10 or not words[0][:1].isupper():
+        return None
+    if not all(_name_word(w) for w in words):
+        return None
+    return " ".join(words).rstrip(",")
+
+
+def author_year_cites(inner: str) -> list[AuthorYear] | None:
+    """The works of ``Vaswani et al., 2017; Devlin et al., 2019`` (the text between the
+    parentheses), or None when a part of it is not an author and a year."""
+    cites: list[AuthorYear] = []
+    for part in inner.replace("\n", " ").split(";"):
+        words = part.split()
+        at = next((i for i, w in enumerate(words) if is_year(w.rstrip(",.:"))), None)
+        if at is None or at == 0:
+            return None
+        name = _name(words[:at])
+        if name is None:
+            return None
+        cites.append(AuthorYear(name, words[at].rstrip(",.:")))
+        for w in words[at + 1 :]:  # (Smith, 2019, 2020): more works of the same author
+            if is_year(w.rstrip(",.:")):
+                cites.append(AuthorYear(name, w.rstrip(",.:")))
+            else:
+                break
+    return cites or None
+
+
+def _narrative_name(before: str) -> str | None:
+    """The name a narrative citation's year follows: ``Vaswani et al.``, ``Smith and Jones``."""
+    words = before.split()[-5:]
+    for take in (4, 3, 2, 1):  # the longest tail of names that reads as an author part
+        if len(words) < take:
+            continue
+        tail = words[-take:]
+        if tail[0] in ("et", "al.", "al", "&", "and") or not tail[0][:1].isupper():
+            continue
+        if take > 1 and not any(w in ("et", "&", "and") for w in tail):
+            continue  # two capitalised words are a name only around "et al.", "and" or "&"
+        name = _name(list(tail))
+        if name is not None and name == " ".join(tail) and not name.endswith(","):
+            return name
+    return None
+
+
+# -- inline rules ----------------------------------------------------------------------------
+
+
+def _numbers(inner: str) -> tuple[list[str], bool]:
+    """The entry numbers of ``1, 3`` or ``2–4``; whether a range was malformed."""
+    labels: list[str] = []
+    for part in inner.replace(";", ",").split(","):
+        piece = part.strip()
+        if not piece:
+            return labels, True
+        dash = next((i for i, c in enumerate(piece) if c in _DASHES), None)
+        if dash is None:
+            if not piece.isdigit():
+                return labels, True
+            labels.append(str(int(piece)))
+            continue
+        low, high = piece[:dash].strip(), piece[dash + 1 :].strip()
+        if not (low.isdigit() and high.isdigit()) or int(high) < int(low) or int(high) - int(low) > MAX_RANGE:
+            return labels, True
+        labels.extend(str(n) for n in range(int(low), int(high) + 1))
+    return labels, False
+
+
+def _push_marker(state: StateInline, end: int, kind: str, labels: list[str], **more: Any) -> None:
+    token = state.push("cite_marker", "", 0)
+    token.meta = {"start": state.pos, "end": end, "kind": kind, "labels": labels,
+                  "raw": state.src[state.pos : end], **more}  # fmt: skip
+
+
+def _push_malformed(state: StateInline, end: int, problem: str) -> None:
+    token = state.push("cite_malformed", "", 0)
+    token.meta = {"start": state.pos, "end": end, "raw": state.src[state.pos : end], "problem": problem}
+
+
+def _bracket_marker(state: StateInline, silent: bool) -> bool:
+    """``[1]``, ``[1, 3]``, ``[2–4]``, ``[^note]`` (before the link rule: ``[1](url)`` is a link)."""
+    src, pos, top = state.src, state.pos, state.posMax
+    if src[pos] != "[" or pos + 1 >= top:
+        return False
+    if src[pos + 1] == "^":
+        end = pos + 2
+        while end < top and end - pos <= _MAX_LABEL + 2 and src[end] not in "] \t\n[":
+            end += 1
+        if end < top and src[end] == "]" and end > pos + 2:
+            if end + 1 < top and src[end + 1] == "(":
+                return False
+            if not silent:
+                _push_marker(state, end + 1, "footnote", ["^" + src[pos + 2 : end]])
+            state.pos = end + 1
+            return True
+        if end > pos + 2 and (end >= top or src[end] in " \t\n"):
+            if not silent:
+                _push_malformed(state, end, "a footnote reference opened with '[^' is never closed")
+            state.pos = end
+            return True
+        return False
+    if not src[pos + 1].isdigit():
+        return False
+    end = pos + 1
+    while end < top and end - pos <= _MAX_MARKER and src[end] in _NUMERIC:
+        end += 1
+    if end < top and src[end] == "]":
+        if end + 1 < top and src[end + 1] == "(":
+            return False  # [1](https://…): an inline link, read by the link rule
+        labels, bad = _numbers(src[pos + 1 : end])
+        if not silent:
+            if bad:
+                problem = f"cannot read {src[pos : end + 1]!r} as entry numbers"
+                if any(c in _DASHES for c in src[pos + 1 : end]):
+                    problem += f" (a range must go up and span at most {MAX_RANGE} entries)"
+                _push_malformed(state, end + 1, problem)
+            else:
+                _push_marker(state, end + 1, "numeric", labels)
+        state.pos = end + 1
+        return True
+    # An opening bracket and numbers that run into the end of the text or of a sentence.
+    if end >= top or src[end] in ".!?:\n":
+        if not silent:
+            _push_malformed(state, end, f"the marker {src[pos:end].rstrip()!r} is never closed with ']'")
+        state.pos = end
+        return True
+    return False
+
+
+def _author_year(state: StateInline, silent: bool) -> bool:
+    """``(Vaswani et al., 2017; Devlin et al., 2019)``, and ``(2017)`` after a name."""
+    src, pos, top = state.src, state.pos, state.posMax
+    if src[pos] != "(":
+        return False
+    close = src.find(")", pos + 1, min(top, pos + _MAX_PARENS + 2))
+    if close < 0:
+        return False
+    inner = src[pos + 1 : close]
+    if "(" in inner or "[" in inner or "`" in inner:
+        return False
+    cites = author_year_cites(inner)
+    narrative = False
+    if cites is None:
+        words = inner.replace(",", " ").split()
+        if not words or not is_year(words[0].rstrip(".")):
+            return False
+        name = _narrative_name(src[max(0, pos - 120) : pos])
+        if name is None:
+            return False
+        cites = [AuthorYear(name, words[0].rstrip("."))]
+        narrative = True
+    if not silent:
+        labels = [f"{c.name}|{c.year}" for c in cites]
+        _push_marker(state, close + 1, "author-year", labels, narrative=narrative)
+    state.pos = close + 1
+    return True
+
+
+def _recording(rule: Callable[[StateInline, bool], bool], kinds: tuple[str, ...]) -> Any:
+    """The parser's own rule, with the source range of what it read kept in the token's meta."""
+
+    def recorded(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent:
+            for token in state.tokens[count:]:
+                if token.type in kinds:
+                    token.meta = {**(token.meta or {}), "start": start, "end": state.pos}
+                    break
+        return True
+
+    return recorded
+
+
+# -- footnote definitions ------------------------------------------------------------------
+
+
+def _opens_block(line: str) -> bool:
+    """A line that starts a block of its own and so ends a footnote's lazy continuation."""
+    s = line.lstrip(" ")
+    if s.startswith(("#", ">", "|", "[^", "```", "~~~", "<")):
+        return True
+    if s[:2] in ("- ", "* ", "+ "):
+        return True
+    digits = len(s) - len(s.lstrip("0123456789"))
+    return 0 < digits < 10 and s[digits : digits + 2] in (". ", ") ")
+
+
+def _footnote_def(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    maximum = state.eMarks[start_line]
+    if state.is_code_block(start_line) or start + 4 > maximum:
+        return False
+    src = state.src
+    if src[start] != "[" or src[start + 1] != "^":
+        return False
+    pos = start + 2
+    while pos < maximum and src[pos] not in "] \t[":
+        pos += 1
+    if pos == start + 2 or pos - start - 2 > _MAX_LABEL or pos + 1 >= maximum:
+        return False
+    if src[pos] != "]" or src[pos + 1] != ":":
+        return False
+    if silent:
+        return True
+    label = src[start + 2 : pos]
+    next_line = start_line + 1
+    while next_line < end_line:
+        if state.isEmpty(next_line):
+            look = next_line + 1
+            while look < end_line and state.isEmpty(look):
+                look += 1
+            if look < end_line and state.sCount[look] - state.blkIndent >= 4:
+                next_line = look  # an indented paragraph after a blank line: still the footnote
+                continue
+            break
+        if state.sCount[next_line] < state.blkIndent:
+            break
+        indented = state.sCount[next_line] - state.blkIndent >= 4
+        line = src[state.bMarks[next_line] + state.tShift[next_line] : state.eMarks[next_line]]
+        if not indented and _opens_block(line):
+            break
+        next_line += 1
+    first = src[pos + 2 : maximum].strip(" \t")
+    rest = state.getLines(start_line + 1, next_line, state.blkIndent + 4, False)
+    token = state.push("footnote_def", "", 0)
+    token.meta = {"label": label}
+    token.map = [start_line, next_line]
+    token.content = first + ("\n" + rest.rstrip("\n") if next_line > start_line + 1 else "")
+    state.line = next_line
+    return True
+
+
+@cache
+def parser() -> MarkdownIt:
+    """The one configured parser (built once: a report is parsed with it many times)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.inline.add_terminator_char("(")  # where an author–year citation may open
+    md.inline.ruler.before("link", "cite_marker", _bracket_marker)
+    md.inline.ruler.before("link", "cite_author_year", _author_year)
+    for name, kinds in (
+        ("backticks", ("code_inline",)),
+        ("link", ("link_open",)),
+        ("image", ("image",)),
+        ("autolink", ("link_open",)),
+        ("html_inline", ("html_inline",)),
+    ):
+        rule = next(r for r in md.inline.ruler.__rules__ if r.name == name).fn
+        md.inline.ruler.at(name, _recording(rule, kinds))
+    md.block.ruler.before("reference", "footnote_def", _footnote_def, {"alt": ["paragraph", "reference"]})
+    return md

@@ -1,0 +1,222 @@
+"""What an entry of a report's reference list says, read from its text: the identifiers it names
+(a DOI, an arXiv id, a URL) and, for the reference as written, its first author, year and title.
+
+The text is read word by word (the entry's words as the Markdown parser gives them), never by
+patterns over the file. How the title is found, in order:
+
+1. a quoted segment of at least two words (``“Attention is all you need,”``: IEEE, Chicago);
+2. else the segment after the one that ends with the year (``(2017). Attention is all you need.``
+   in APA, ``2017. Attention is all you need.`` in ACM and Chicago author–date), segments being
+   the entry's sentences (an initial, ``et al.`` or an abbreviation does not end one);
+3. else the first segment after the authors' (the first) that is not the year alone.
+
+The first two are *confident*: only such a title is given to a DOI or arXiv citation, whose
+metadata is then checked against the registry; a title found the third way is used only to search
+for a reference without an identifier. The year is the first parenthesised year (APA), else the
+first year ending a segment (ACM, Chicago), else the last year of the entry (IEEE); the first
+author is the first name before the year or the title: ``Vaswani, A.`` (a surname alone before
+the first comma takes the initials after it), ``A. Vaswani``, ``Ashish Vaswani``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from citeaudit.formats.markdown_syntax import is_year
+from citeaudit.formats.sentences import sentence_spans
+from citeaudit.identifiers.arxiv import ARXIV
+from citeaudit.identifiers.doi import DOI
+
+__all__ = ["EntryFields", "Identifiers", "entry_fields", "entry_identifiers"]
+
+_TRIM = ".,;:)]>}\"'”’"
+_OPEN = "(<[{\"'“‘"
+_QUOTES = {"“": "”", '"': '"', "«": "»"}
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    """The identifiers an entry names, each as written (the first of each kind)."""
+
+    doi: str | None = None
+    arxiv: str | None = None
+    url: str | None = None
+    words: frozenset[int] = frozenset()  # indexes of the words that are identifiers (or name one)
+
+
+def _arxiv_of_url(url: str) -> str | None:
+    lower = url.lower()
+    for head in (
+        "https://arxiv.org/",
+        "http://arxiv.org/",
+        "https://www.arxiv.org/",
+        "http://www.arxiv.org/",
+    ):
+        if lower.startswith(head):
+            rest = url[len(head) :]
+            for kind in ("abs/", "pdf/"):
+                if rest.lower().startswith(kind):
+                    found = rest[len(kind) :].split("?")[0].split("#")[0].removesuffix(".pdf")
+                    return found if ARXIV.recognise("arXiv:" + found) else None
+    return None
+
+
+def classify_url(url: str) -> tuple[str, str]:
+    """The kind a URL names a work by, and the identifier: a ``doi.org`` URL is a DOI, an
+    ``arxiv.org/abs`` or ``/pdf`` URL an arXiv id, any other URL a web page."""
+    doi = DOI.recognise(url)
+    if doi is not None:
+        return "doi", url
+    arxiv = _arxiv_of_url(url)
+    if arxiv is not None:
+        return "arxiv", "arXiv:" + arxiv
+    return "url", url
+
+
+def _clean(word: str) -> str:
+    """A word without the punctuation around it; a closing bracket that closes one opened in
+    the word stays (``https://en.wikipedia.org/wiki/Transformer_(model)``)."""
+    word = word.lstrip(_OPEN)
+    while word and word[-1] in _TRIM:
+        last = word[-1]
+        pairs = {")": "(", "]": "["}
+        if last in pairs and word.count(pairs[last]) >= word.count(last):
+            break
+        word = word[:-1]
+    return word
+
+
+def entry_identifiers(words: list[str], hrefs: list[str]) -> Identifiers:
+    """The identifiers of an entry from its words and the targets of its links."""
+    found: dict[str, str] = {}
+    used: set[int] = set()
+    for href in hrefs:
+        if href.lower().startswith(("http://", "https://")):
+            kind, value = classify_url(href)
+            found.setdefault(kind, value)
+    for i, raw in enumerate(words):
+        word = _clean(raw)
+        lower = word.lower()
+        if lower.startswith(("http://", "https://")):
+            kind, value = classify_url(word)
+            found.setdefault(kind, value)
+            used.add(i)
+        elif lower in ("doi:", "doi") and i + 1 < len(words) and DOI.recognise(_clean(words[i + 1])):
+            found.setdefault("doi", _clean(words[i + 1]))
+            used.update((i, i + 1))
+        elif lower.startswith("doi:") and DOI.recognise(word[4:].strip()):
+            found.setdefault("doi", word[4:].strip())
+            used.add(i)
+        elif lower.startswith("10.") and "/" in word and DOI.recognise(word):
+            found.setdefault("doi", word)
+            used.add(i)
+        elif lower.startswith("arxiv:") and ARXIV.recognise(word):
+            found.setdefault("arxiv", word)
+            used.add(i)
+        elif (
+            lower in ("arxiv:", "arxiv")
+            and i + 1 < len(words)
+            and ARXIV.recognise("arXiv:" + _clean(words[i + 1]))
+        ):
+            found.setdefault("arxiv", "arXiv:" + _clean(words[i + 1]))
+            used.update((i, i + 1))
+    return Identifiers(found.get("doi"), found.get("arxiv"), found.get("url"), frozenset(used))
+
+
+@dataclass(frozen=True, slots=True)
+class EntryFields:
+    """The reference as written: what it is searched by and checked with."""
+
+    first_author: str | None
+    year: int | None
+    title: str | None
+    confident: bool  # the title was quoted or followed the year (see the module's rules)
+
+
+def _quoted(text: str) -> tuple[int, str] | None:
+    """Where the first quoted segment of two words or more opens, and its text."""
+    for i, c in enumerate(text):
+        close = _QUOTES.get(c)
+        if close is None or (c == '"' and i > 0 and text[i - 1].isalnum()):
+            continue
+        end = text.find(close, i + 1)
+        if end < 0:
+            continue
+        inner = text[i + 1 : end].strip().rstrip(",.;:").strip()
+        if len(inner.split()) >= 2:
+            return i, inner
+    return None
+
+
+def _year_word(word: str) -> str | None:
+    core = word.strip(_OPEN + _TRIM)
+    return core[:4] if is_year(core) else None
+
+
+def _first_author(authors: str) -> str | None:
+    parts = [p.strip() for p in authors.replace(" & ", ", ").replace(" and ", ", ").split(",")]
+    parts = [p.removeprefix("and ").removeprefix("& ").strip() for p in parts if p.strip()]
+    if not parts:
+        return None
+    first = parts[0]
+    for tail in (" et al.", " et al", " and others"):
+        first = first.removesuffix(tail)
+    words = first.split()
+    if not words or any(ch.isdigit() for ch in first):
+        return None
+    if len([w for w in words if w[:1].isupper()]) == 1 and len(parts) > 1:
+        given = parts[1]
+        if given and not any(ch.isdigit() for ch in given) and len(given.split()) <= 3:
+            return f"{first}, {given}"  # Vaswani, A. / Vaswani, Ashish
+    return first
+
+
+def entry_fields(text: str) -> EntryFields:
+    """First author, year and title of an entry's text (its identifiers left out)."""
+    words = text.split()
+    text = " ".join(words)
+    # The year: parenthesised (APA), else ending a segment (ACM, Chicago), else the last (IEEE).
+    year: str | None = None
+    year_at: int | None = None
+    for i, w in enumerate(words):
+        if w.startswith("(") and _year_word(w):
+            year, year_at = _year_word(w), i
+            break
+    if year is None:
+        for i, w in enumerate(words):
+            if w.rstrip(")").endswith(".") and _year_word(w) and i > 0:
+                year, year_at = _year_word(w), i
+                break
+    if year is None:
+        for i in range(len(words) - 1, -1, -1):
+            if _year_word(words[i]):
+                year, year_at = _year_word(words[i]), i
+                break
+    spans = sentence_spans(text, [], [])
+    segments = [text[a:b] for a, b in spans]
+    quoted = _quoted(text)
+    title = quoted[1] if quoted is not None else None
+    confident = title is not None
+    year_offset = len(" ".join(words[:year_at])) + (1 if year_at else 0) if year_at is not None else None
+    if title is None and year_offset is not None:
+        after = next((k for k, (a, b) in enumerate(spans) if a <= year_offset < b), None)
+        if after is not None and after + 1 < len(segments):
+            candidate = segments[after + 1].strip().rstrip(".").strip()
+            if len(candidate.split()) >= 1 and not candidate.lower().startswith("in "):
+                title, confident = candidate, True
+    if title is None:
+        for segment in segments[1:]:
+            s = segment.strip().rstrip(".").strip()
+            if s and not (len(s.split()) == 1 and _year_word(s)) and not s.lower().startswith("in "):
+                title = s
+                break
+    # The authors: the text before the year, the quoted title or the end of the first segment.
+    cut = len(text)
+    if year_offset is not None and year_at is not None and year_at > 0:
+        cut = min(cut, year_offset)
+    if quoted is not None:
+        cut = min(cut, quoted[0])
+    if spans:
+        cut = min(cut, spans[0][1])
+    authors = text[:cut].strip().rstrip(".(,").strip()
+    return EntryFields(_first_author(authors), int(year) if year else None, title, confident)
