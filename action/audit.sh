@@ -23,8 +23,18 @@ worst=0
 note() { if [ "$(rank "$1")" -gt "$(rank "$worst")" ]; then worst="$1"; fi; }
 
 rm -rf "$out" && mkdir -p "$out/reports" "$out/sarif" "$out/junit"
+# args: shell words over all its lines (a multi-line `args: |` keeps every line), quotes honoured.
+if ! python -c 'import os, shlex, sys
+try:
+    words = shlex.split(os.environ.get("AUDIT_ARGS", ""))
+except ValueError as e:
+    sys.exit(f"citeaudit: args: {e} (the input is read as shell words)")
+sys.stdout.write("".join(w + "\0" for w in words))' >"$out/args"; then
+  echo "exit-code=2" >>"$outputs"
+  exit 2
+fi
+mapfile -d '' -t extra <"$out/args"
 set -f
-read -r -a extra <<<"${AUDIT_ARGS:-}"
 read -r -d '' -a patterns <<<"${AUDIT_FILES:-}"
 set +f
 shopt -s globstar nullglob

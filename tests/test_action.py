@@ -314,3 +314,38 @@ def test_outside_a_pull_request_or_without_its_base_nothing_is_compared(
         "::notice title=citeaudit::the pull request's base is not in this checkout, so changes to the cache "
         "(cache, sources) were not listed (actions/checkout with fetch-depth: 0)\n"
     )
+
+
+def test_multi_line_args_are_read_as_shell_words_over_every_line(workdir: Path, tmp_path: Path) -> None:
+    (workdir / "citeaudit.toml").unlink()
+    (workdir / "cache").rename(workdir / "my cache")
+    args = "--cache 'my cache'\n--sources sources\n"  # as `args: |` gives it: two lines
+    runner = Runner(workdir, tmp_path / "temp", _defaults(files="answers/clean.claims.json", args=args))
+    runner.temp.mkdir()
+    done = runner.steps()
+    assert runner.outputs["audit"]["exit-code"] == "0", done["audit"].stdout + done["audit"].stderr
+    assert "checked=1 failed=0" in done["audit"].stdout
+
+
+def test_args_that_are_not_shell_words_are_refused(workdir: Path, tmp_path: Path) -> None:
+    inputs = _defaults(files="answers/clean.claims.json", args="--cache 'my cache\n")
+    runner = Runner(workdir, tmp_path / "temp", inputs)
+    runner.temp.mkdir()
+    done = runner.steps()
+    assert runner.outputs["audit"]["exit-code"] == "2"
+    assert (
+        done["audit"].stderr.strip()
+        == "citeaudit: args: No closing quotation (the input is read as shell words)"
+    )
+
+
+def test_a_file_name_with_a_space_is_percent_encoded_in_the_sarif_uri(workdir: Path, tmp_path: Path) -> None:
+    (workdir / "answers" / "day1").rename(workdir / "answers" / "day 1")
+    runner = Runner(workdir, tmp_path / "temp", _defaults(files="answers/**/*.claims.json"))
+    runner.temp.mkdir()
+    runner.steps()
+    sarif = json.loads(Path(runner.outputs["audit"]["sarif"]).read_text(encoding="utf-8"))
+    jsonschema.validate(sarif, _sarif_schema())
+    (run,) = sarif["runs"]
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert uris == {"answers/day%201/wrong.claims.json"}

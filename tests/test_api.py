@@ -283,6 +283,7 @@ def test_a_reference_without_an_identifier_is_searched_in_the_mirror_given(tmp_p
     from tests.dblp_dump import sample_mirror
 
     mirror = sample_mirror(tmp_path)
+    (tmp_path / "cache").mkdir(exist_ok=True)  # offline, a cache folder that does not exist is refused
     answer = {"claims": [{"id": "c1", "text": "LSTMs.", "citations": [
         {"title": "Long Short-Term Memory", "year": 1997, "first_author": "Hochreiter"}]}]}  # fmt: skip
     report = audit(answer, cache=tmp_path / "cache", mirror=mirror, indexes=[], judge=None)

@@ -58,7 +58,9 @@ def test_exit_1_when_errors(seed: Path) -> None:
     result = run_cli("check", "claims.json", "--offline")
     assert (result.code, result.stdout) == (
         1,
-        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
+        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n"
+        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n  c3 c3#1: E_NOT_CACHED\n  c4 -: E_UNCITED\n"
+        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n",
     )
 
 
@@ -256,7 +258,11 @@ def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
     assert result.code == 1
     assert result.stdout == Path("report.json").read_text("utf-8")
     # The summary goes to the stream main() was given, never to the process's own stderr.
-    assert result.stderr == "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
+    assert result.stderr == (
+        "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
+        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n  c3 c3#1: E_NOT_CACHED\n  c4 -: E_UNCITED\n"
+        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n"
+    )
     assert capsys.readouterr().err == ""
     assert not Path("-").exists()
     clash = run_cli("check", "claims.json", "--offline", "--out", "-", "--format", "md")
@@ -369,3 +375,60 @@ def test_every_command_runs_through_the_function_it_registered() -> None:
     assert len(leaves) >= 20
     for parser in leaves:
         assert callable(parser.get_default("func")), parser.prog
+
+
+def test_an_output_named_for_another_format_is_refused(seed: Path) -> None:
+    result = run_cli("check", "claims.json", "--offline", "--format", "html", "--out", "report.html")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.strip() == (
+        "citeaudit: error: --out report.html: .html names HTML, but --out writes JSON there (--out FILE "
+        "writes the JSON report; --format FORMAT --output FILE writes the report rendered as md, sarif, "
+        "junit or html)"
+    )
+    assert not (seed / "report.html").exists()
+    md = run_cli("check", "claims.json", "--offline", "--format", "md", "--output", "report.html")
+    assert md.code == 2
+    assert md.stderr.startswith("citeaudit: error: --output report.html: .html names HTML, but --output "
+                                "writes Markdown there")  # fmt: skip
+    ok = run_cli("check", "claims.json", "--offline", "--format", "sarif", "--output", "r.sarif.json")
+    assert ok.code == 1, ok.stderr
+
+
+def test_an_output_that_cannot_be_written_leaves_the_report_as_it_was(seed: Path) -> None:
+    (seed / "report.json").write_text("before", "utf-8")
+    result = run_cli(
+        "check", "claims.json", "--offline", "--out", "report.json", "--format", "md", "--output", "/dev/full"
+    )
+    assert (result.code, result.stderr.strip()) == (2, "citeaudit: error: /dev/full: cannot write: No space "
+                                                    "left on device")  # fmt: skip
+    assert (seed / "report.json").read_text("utf-8") == "before"
+
+
+def test_piped_check_names_each_failed_citation_and_how_to_fill_the_cache(seed: Path) -> None:
+    result = run_cli("check", "claims.json", "--offline")
+    assert result.code == 1
+    assert result.stdout == (
+        "checked=4 failed=3 report=report.json\n"
+        "decision=reject status=invalid\n"
+        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n"
+        "  c3 c3#1: E_NOT_CACHED\n"
+        "  c4 -: E_UNCITED\n"
+        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n"
+    )
+
+
+def test_a_cache_folder_that_does_not_exist_is_refused_offline(seed: Path) -> None:
+    result = run_cli("check", "claims.json", "--offline", "--cache", "nope")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.strip() == (
+        "citeaudit: error: --cache nope: no such folder; offline, every citation would be E_NOT_CACHED "
+        "(give the cache folder, or run `citeaudit fetch` online to fill it)"
+    )
+    from citeaudit import ConfigError, audit
+
+    with pytest.raises(ConfigError) as refused:
+        audit(json.loads((seed / "claims.json").read_text("utf-8")), cache="nope")
+    assert str(refused.value) == (
+        "cache: nope is not a folder; offline, every citation would be E_NOT_CACHED (give the cache "
+        "folder, or fetch online to fill it)"
+    )

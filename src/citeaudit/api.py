@@ -166,7 +166,13 @@ def _config(
         ):
             raise ConfigError('severity: expected a mapping of CODE to "error", "warning" or "info"')
         changes["severity"] = {**base.severity, **severity}
-    return replace(base, **changes)
+    chosen = replace(base, **changes)
+    if cache is not None and chosen.offline and not chosen.mirrors and not chosen.cache.is_dir():
+        raise ConfigError(
+            f"cache: {_shown(str(chosen.cache))} is not a folder; offline, every citation would be "
+            "E_NOT_CACHED (give the cache folder, or fetch online to fill it)"
+        )
+    return chosen
 
 
 def _lookup(config: Config, store: object, scope: str | None) -> SourceLookup | None:
@@ -307,6 +313,7 @@ class Problem:
     code: str
     why: str
     suggestion: Mapping[str, Any] | None = None
+    fix: Mapping[str, Any] | None = None  # the patch to merge into the citation, in the input's names
 
 
 @dataclass(frozen=True)
@@ -351,7 +358,8 @@ class Feedback(Mapping[str, Any]):
                 item["action"],
                 item["status"],
                 tuple(
-                    Problem(p["citation"], p["code"], p["why"], p.get("suggestion")) for p in item["problems"]
+                    Problem(p["citation"], p["code"], p["why"], p.get("suggestion"), p.get("fix"))
+                    for p in item["problems"]
                 ),
             )
             for item in data["fix"]

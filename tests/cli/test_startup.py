@@ -63,6 +63,7 @@ PARSER = {
     "citeaudit.cli.history",
     "citeaudit.cli.judge",
     "citeaudit.cli.mcp",
+    "citeaudit.cli.mirror",
     "citeaudit.cli.render",
     "citeaudit.cli.review",
     "citeaudit.cli.serve",
@@ -90,6 +91,12 @@ PARSER = {
 
 # An offline check of DOI citations in the native format, report.json only, no store, no corpus.
 CHECK = PARSER | {
+    "citeaudit.checks.matching",  # the match rule of references without an identifier (small)
+    "citeaudit.identifiers.work",
+    "citeaudit.resolve.indexes",
+    "citeaudit.resolve.indexes.interface",
+    "citeaudit.util.files",  # cache entries read as bounded regular files
+    "citeaudit.util.manifest",  # and checked against their recorded digests
     "citeaudit.config",
     "citeaudit.wiring",
     "citeaudit.core",

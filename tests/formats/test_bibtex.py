@@ -81,6 +81,7 @@ def test_audit_offline_says_what_it_can(hallmark: list[dict[str, Any]], tmp_path
     path = tmp_path / "hallmark.bib"
     path.write_text("\n".join(_bib(r) for r in hallmark), "utf-8")
     out = tmp_path / "report.json"
+    (tmp_path / "cache").mkdir()  # an empty cache: a missing one is refused offline
     result = run_cli("check", path, "--offline", "--cache", tmp_path / "cache", "--out", out)
     assert result.code in (1, 3)
     report = json.loads(out.read_text("utf-8"))
@@ -167,6 +168,7 @@ def test_hallmark_author_and_venue_entries_say_what_they_can_offline(
             assert len(source.authors) == len(named)
             assert source.container == (row["fields"].get("journal") or row["fields"].get("booktitle"))
     out = tmp_path / "report.json"
+    (tmp_path / "cache").mkdir()  # an empty cache: a missing one is refused offline
     result = run_cli("check", path, "--offline", "--cache", tmp_path / "cache", "--out", out)
     assert result.code == 3
     codes = Counter(code for r in json.loads(out.read_text("utf-8"))["results"] for code in r["errors"])

@@ -73,3 +73,46 @@ def test_feedback_command(tmp_path: Path) -> None:
     result = run_cli("feedback", report, "--format", "json")
     assert result.code == 1
     assert json.loads(result.stdout) == feedback(json.loads(report.read_text("utf-8")))
+
+
+def test_a_fix_is_a_patch_to_the_citation_the_same_in_every_format(tmp_path: Path) -> None:
+    """feedback, its text, the API's Feedback and the HTML report give the same patch; merged into
+    the citation, the next audit reads it and the year problem is gone."""
+    from citeaudit import feedback as api_feedback
+    from citeaudit import render
+
+    claims = _claims()
+    report = audit(claims, **OPTIONS)
+    instructions = feedback(report)
+    c2 = instructions["fix"][0]["problems"]
+    assert c2[0]["fix"] == {"year": 2024}
+    assert "fix" not in c2[1]  # E_QUOTE_NOT_FOUND: no field fixes it
+    assert 'Fix: set {"year": 2024} in the citation.' in feedback_text(instructions)
+    typed = api_feedback(report)
+    assert typed.fix[0].problems[0].fix == {"year": 2024}
+    html = render(report, "html").decode("utf-8")
+    assert '"fix":"{\\"year\\": 2024}"' in html  # the view's JSON holds the patch as the text to paste
+    claims["claims"][1]["citations"][0] |= c2[0]["fix"]
+    again = feedback(audit(claims, **OPTIONS))
+    assert [p["code"] for p in again["fix"][0]["problems"]] == ["E_QUOTE_NOT_FOUND", "E_NUMBER_UNSUPPORTED:3"]
+
+
+def test_the_repair_loop_converges_on_the_fixes_it_gives() -> None:
+    from citeaudit import Feedback, repair_loop
+
+    def agent(instructions: Feedback | None) -> dict[str, Any]:
+        claims = _claims()
+        claims["claims"] = [c for c in claims["claims"] if c["id"] in ("c1", "c2")]
+        claims["claims"][1]["text"] = "Метод снижает число ошибок."
+        claims["claims"][1]["citations"][0]["quote"] = (
+            "экспериментах привязка каждого утверждения к найденному фрагменту"
+        )
+        if instructions is not None:
+            for item in instructions.fix:
+                for problem in item.problems:
+                    assert problem.fix is not None, problem
+                    claims["claims"][1]["citations"][0] |= problem.fix
+        return claims
+
+    result = repair_loop(agent, max_rounds=1, **OPTIONS)
+    assert (result.clean, result.rounds) == (True, 1)

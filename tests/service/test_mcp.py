@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 
 from citeaudit.config import Config
 from citeaudit.formats import parse_document
@@ -192,6 +192,8 @@ def test_the_tool_list_teaches_the_contract(world: Path) -> None:
     # The example is a valid call: by the schema, and by the native format's own parser.
     (example,) = audit["examples"]
     jsonschema.Draft202012Validator(audit).validate(example)
+    quotes = [c["quote"] for claim in example["claims"] for c in claim["citations"]]
+    assert all(len(q) >= 30 for q in quotes), quotes  # the example keeps its own 30-character rule
     assert len(parse_document(example, "example").claims) == 2
 
 
@@ -242,9 +244,18 @@ def test_tools_and_happy_paths(world: Path) -> None:
             ),
         }
 
-    out = _session(world, body)
-    for result in out.values():
+    async def with_tools(client: Client) -> dict[str, Any]:
+        return {"tools": (await client.list_tools()).tools, **(await body(client))}
+
+    out = _session(world, with_tools)
+    schemas = {t.name: t.output_schema for t in out.pop("tools")}
+    tool_of = {"sources": "list_sources", "compact": "audit_claims", "full": "audit_claims",
+               "feedback": "feedback", "located": "locate_quote", "excerpt": "get_source_excerpt",
+               "whole": "get_source_excerpt"}  # fmt: skip
+    for name, result in out.items():
         assert not result.is_error
+        # Every structured result is what its tool's outputSchema says it returns.
+        jsonschema.Draft202012Validator(schemas[tool_of[name]]).validate(result.structured_content)
     assert out["sources"].structured_content == {
         "scope": "team/agent",
         "sources": [{"source_id": "plan_a", "title": "plan_a.md", "kind": "document", "revision": 1,
@@ -261,11 +272,14 @@ def test_tools_and_happy_paths(world: Path) -> None:
     ]
     c2 = compact["claims"][1]
     assert c2["messages"][0] == "E_YEAR_MISMATCH (c2#1): 2023 is not a year of the work (the record has 2024)"
-    assert c2["suggestions"][0] == {
+    assert c2["suggestions"][0] == {  # a patch to the citation, in the input's own field names
         "citation": "c2#1",
         "code": "E_YEAR_MISMATCH",
-        "fix": {"years": {"issued": 2024}},
+        "fix": {"year": 2024},
     }
+    assert c2["suggestions"][1]["code"] == "E_QUOTE_NOT_FOUND"
+    assert "fix" not in c2["suggestions"][1]  # no field can fix it: what was found is a hint
+    assert c2["suggestions"][1]["hint"]["closest"].startswith("экспериментах привязка")
     assert compact["claims"][3]["messages"] == ["E_UNCITED (the claim): the claim cites nothing"]
     assert compact["counts"]["claims_by_status"]["invalid_reference"] == 1
     full = out["full"].structured_content
@@ -375,17 +389,18 @@ def test_errors_are_one_line_and_nothing_can_be_written(world: Path) -> None:
         'document itself ({"claims": [...]}), not nested in claims',
         'audit_claims: $.detail: expected "compact" or "full", got \'everything\'',
         "audit_claims: claims: $.claims[0].citations[0].year: expected an integer, got string '2024'",
-        "the fragment occurs 3 times in plan_a; it must occur exactly once (give more of the passage around it)",
-        "the fragment occurs 0 times in plan_a; it must occur exactly once",
-        "no source 'other_tenants_doc' in this scope (list_sources names them)",
+        "locate_quote: $.fragment: occurs 3 times in plan_a; it must occur exactly once (give more of the "
+        "passage around it)",
+        "locate_quote: $.fragment: occurs 0 times in plan_a; it must occur exactly once",
+        "locate_quote: $.source_id: no source 'other_tenants_doc' in this scope (list_sources names them)",
         "locate_quote: $.fragment: required field is missing",
         "get_source_excerpt: $.start: expected an integer, got boolean True",
         "get_source_excerpt: $.end: expected an integer, got string '30'",
         "get_source_excerpt: $.context: expected an integer, got number 5.0",
         "get_source_excerpt: $.context: expected an integer, got boolean False",
-        "[9, 300) is not a range of plan_a (56 characters)",
-        "the window [6000, 14010) is 8010 characters, over the limit of 8000; ask for a shorter range or less "
-        "context",
+        "get_source_excerpt: $.end: [9, 300) is not a range of plan_a (56 characters)",
+        "get_source_excerpt: $.context: the window [6000, 14010) is 8010 characters, over the limit of 8000; "
+        "ask for a shorter range or less context",
         "list_sources: unknown argument 'scope'; it takes no arguments",
         "no tool 'sources_add'; the tools are list_sources, get_source_excerpt, locate_quote, audit_claims, "
         "audit_report, feedback",
@@ -520,7 +535,8 @@ def test_without_a_store_the_store_tools_say_so(world: Path) -> None:
     listed, located = asyncio.run(run())
     assert listed.structured_content == {"scope": None, "sources": []}
     assert _error(located) == (
-        "no evidence store is configured for this server (the host gives --store and --scope)"
+        "locate_quote: $.source_id: no evidence store is configured for this server (the host gives --store "
+        "and --scope)"
     )
 
 
@@ -580,3 +596,123 @@ def test_audit_report_reads_a_markdown_report(world: Path) -> None:
     )
     assert extra.is_error
     assert extra.content[0].text == "audit_report: unknown argument 'claims'; it takes detail, markdown"
+
+
+def test_every_tool_has_an_output_schema_its_results_keep(world: Path) -> None:
+    claims = _many(world, 200)
+
+    async def body(client: Client) -> Any:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        results = [
+            ("audit_report", await client.call_tool("audit_report", {"markdown": REPORT_MD})),
+            (
+                "audit_report",
+                await client.call_tool("audit_report", {"markdown": REPORT_MD, "detail": "full"}),
+            ),
+            ("audit_claims", await client.call_tool("audit_claims", {**claims, "detail": "full"})),
+            ("feedback", await client.call_tool("feedback", claims)),
+            ("list_sources", await client.call_tool("list_sources", {})),
+        ]
+        return tools, results
+
+    tools, results = _in_process(world, body, max_response_bytes=40_000)
+    assert list(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.output_schema is not None, tool.name
+        assert tool.output_schema["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+    details = []
+    for name, result in results:
+        assert not result.is_error, result.content[0].text
+        jsonschema.Draft202012Validator(tools[name].output_schema).validate(result.structured_content)
+        details.append(result.structured_content.get("detail"))
+    assert details == ["compact", None, "summary", "summary", None]  # each shape a result can take
+    report = results[1][1].structured_content
+    tiny = fit_report(report, "full", 600)  # even the smallest answer keeps the schema
+    jsonschema.Draft202012Validator(tools["audit_claims"].output_schema).validate(tiny)
+
+
+def test_an_oversize_request_is_answered_with_its_id(world: Path) -> None:
+    """The SDK client matches the error to its request and goes on; it does not wait for ever."""
+    huge = {"claims": [{"id": "c", "text": "x" * 4_100_000}]}
+
+    async def body(client: Client) -> Any:
+        with pytest.raises(MCPError) as refused:
+            await asyncio.wait_for(client.call_tool("audit_claims", huge), 60)
+        return refused.value, await client.call_tool("list_sources", {})
+
+    error, after = _session(world, body)
+    assert str(error) == "the message is over the limit of 4000000 bytes"
+    assert not after.is_error
+    # Read from the raw bytes, bounded: the top-level id, never one nested in params.
+    line = json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"id": 3, "x": "y" * 4_000_000},
+                       "id": "req-9"}).encode() + b"\n"  # fmt: skip
+    answers, _ = _raw(world, [INIT, INITIALIZED, line])
+    assert answers[1]["id"] is None  # the id comes after the bound: it cannot be read
+    first = json.dumps({"jsonrpc": "2.0", "id": "req-9", "method": "tools/call",
+                        "params": {"id": 3, "x": "y" * 4_000_000}}).encode() + b"\n"  # fmt: skip
+    answers, _ = _raw(world, [INIT, INITIALIZED, first])
+    assert answers[1] == {
+        "jsonrpc": "2.0",
+        "id": "req-9",
+        "error": {"code": -32600, "message": "the message is over the limit of 4000000 bytes"},
+    }
+
+
+def _apply(claims: dict[str, Any], feedback: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """What an agent does with feedback: merge every fix into its citation; delete a claim with a
+    problem no fix is given for; keep every other claim as it is. Returns the claims and the fixes."""
+    applied = 0
+    drop = set()
+    for item in feedback["fix"]:
+        claim = next(c for c in claims["claims"] if c["id"] == item["claim"])
+        for problem in item["problems"]:
+            if "fix" not in problem:
+                drop.add(claim["id"])
+                continue
+            n = int(problem["citation"].rsplit("#", 1)[1]) - 1
+            claim["citations"][n] |= problem["fix"]
+            applied += 1
+    claims["claims"] = [c for c in claims["claims"] if c["id"] not in drop]
+    return claims, applied
+
+
+def test_an_agent_that_applies_every_fix_it_is_given_reaches_a_clean_report(world: Path) -> None:
+    claims = _claims(world)
+    for claim in claims["claims"]:  # seed 000, with c2 citing a verbatim quote and no number
+        if claim["id"] == "c2":
+            claim["text"] = "Метод снижает число ошибок."
+            claim["citations"][0]["quote"] = (
+                "экспериментах привязка каждого утверждения к найденному фрагменту"
+            )
+            claim["citations"][0]["title"] = "Demo paper on retrieval"
+    claims["claims"] = [c for c in claims["claims"] if c["id"] != "c3"]  # not in the cache: nobody can fix it
+
+    async def body(client: Client) -> list[Any]:
+        rounds = []
+        current = json.loads(json.dumps(claims))
+        for _ in range(4):
+            compact = (await client.call_tool("audit_claims", current)).structured_content
+            result = await client.call_tool("feedback", current)
+            assert not result.is_error
+            feedback = result.structured_content
+            fixes = [s for c in compact["claims"] for s in c["suggestions"] if "fix" in s]
+            rounds.append((compact["outcome"], feedback["clean"], fixes))
+            if feedback["clean"]:
+                break
+            # audit_claims gives the same fixes as feedback
+            assert fixes == [{"citation": p["citation"], "code": p["code"], "fix": p["fix"]}
+                             for item in feedback["fix"] for p in item["problems"] if "fix" in p]  # fmt: skip
+            current, _ = _apply(current, feedback)
+        return rounds
+
+    rounds = _session(world, body)
+    assert rounds[0][2] == [
+        {
+            "citation": "c2#1",
+            "code": "E_TITLE_MISMATCH",
+            "fix": {"title": "Demo Paper on Retrieval Grounding"},
+        },
+        {"citation": "c2#1", "code": "E_YEAR_MISMATCH", "fix": {"year": 2024}},
+    ]
+    assert [(outcome, clean) for outcome, clean, _ in rounds] == [("errors", False), ("clean", True)]

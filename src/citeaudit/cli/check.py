@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -32,7 +33,9 @@ from citeaudit.cli.common import (
     effective_config,
     input_format,
     positive,
+    refuse_mismatched_extension,
     refuse_to_overwrite,
+    straight_through,
     write_file,
 )
 from citeaudit.errors import ConfigError
@@ -150,6 +153,15 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         raise ConfigError(
             f"--output and --out are both {args.output}: the rendering would replace the report"
         )
+    named = getattr(args, "cache", None) is not None or config.cache != Path("cache")
+    if named and config.offline and not config.mirrors and not config.cache.is_dir():
+        raise ConfigError(
+            f"--cache {config.cache}: no such folder; offline, every citation would be E_NOT_CACHED "
+            "(give the cache folder, or run `citeaudit fetch` online to fill it)"
+        )
+    refuse_mismatched_extension(None if to_stdout else config.out, "json", "--out")
+    if args.format:
+        refuse_mismatched_extension(args.output, args.format, "--output")
     check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
     gc.freeze()  # the parsed input lives to the end: collections need not traverse it again and again
@@ -169,6 +181,14 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         rendering = render(
             ReportFormat(args.format), as_dict, stdin_context or context_for(as_dict, args.claims)
         )
+    from citeaudit.cli.render import emit
+
+    # An output written straight through (a device, a FIFO) can fail only when written: it goes
+    # first, so that the report file is not replaced when the rendering cannot be written.
+    rendering_first = rendering is not None and straight_through(args.output)
+    if rendering_first:
+        assert rendering is not None
+        emit(rendering, args.output, stdout)
     if to_stdout:
         stdout.write(dump_report_dict(as_dict).decode("utf-8"))
     else:
@@ -179,17 +199,36 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
     summary += f"decision={report.decision.value} status={report.status.value}"
     if rendering is not None:
-        from citeaudit.cli.render import emit
-
-        emit(rendering, args.output, stdout)
+        if not rendering_first:
+            emit(rendering, args.output, stdout)
         print(summary, file=stderr if args.output is None else stdout)
+        if args.output is not None:
+            stdout.write(failing_lines(as_dict, args.claims))
     elif to_stdout:
         print(summary, file=stderr)
+        stderr.write(failing_lines(as_dict, args.claims))
     else:
         print(summary, file=stdout)
-        if stdout.isatty():
-            stdout.write(failing_table(as_dict))
+        stdout.write(failing_table(as_dict) if stdout.isatty() else failing_lines(as_dict, args.claims))
     return exit_code(report, config.fail_on)
+
+
+def failing_lines(report: dict[str, Any], claims: Path | None = None) -> str:
+    """One line per failed or unchecked citation (claim, citation, codes), for a log or a hook; a
+    citation not in the cache says how to fill it."""
+    lines = []
+    fetch = False
+    for r in report["results"]:
+        if not r["errors"]:
+            continue
+        lines.append(f"  {r['claim'] or '-'} {r['citation'] or '-'}: {' '.join(r['errors'])}")
+        fetch = fetch or "E_NOT_CACHED" in r["errors"]
+    if fetch:
+        name = shlex.quote(str(claims)) if claims is not None and str(claims) != "-" else "CLAIMS"
+        lines.append(
+            f"  E_NOT_CACHED: run `citeaudit fetch {name}` online to fill the cache, then check again"
+        )
+    return "".join(line + "\n" for line in lines)
 
 
 def failing_table(report: dict[str, Any], width: int = 60) -> str:

@@ -360,6 +360,52 @@ def refuse_to_overwrite(target: Path | None, *inputs: Path | None) -> None:
             raise ConfigError(f"{target}: that is the input {source}; writing there would destroy it")
 
 
+# What a file's extension names: a file named so holds that format and no other.
+_EXTENSION_FORMATS = {
+    ".json": "json",
+    ".md": "md",
+    ".markdown": "md",
+    ".sarif": "sarif",
+    ".xml": "junit",
+    ".junit": "junit",
+    ".html": "html",
+    ".htm": "html",
+}
+_FORMAT_NAMES = {"json": "JSON", "md": "Markdown", "sarif": "SARIF", "junit": "JUnit XML", "html": "HTML"}
+WHICH_FLAG_WRITES_WHAT = (
+    "--out FILE writes the JSON report; --format FORMAT --output FILE writes the report rendered "
+    "as md, sarif, junit or html"
+)
+
+
+def refuse_mismatched_extension(path: Path | None, fmt: str, flag: str) -> None:
+    """Stop before ``flag`` writes ``fmt`` into a file whose extension names another format
+    (``--format html --out report.html`` wrote the JSON report into report.html). SARIF is JSON:
+    ``.sarif.json`` and ``.json`` are SARIF's names too."""
+    if path is None or str(path) == "-":
+        return
+    named = _EXTENSION_FORMATS.get(path.suffix.lower())
+    if named is None or named == fmt or (fmt == "sarif" and named == "json"):
+        return
+    raise ConfigError(
+        f"{flag} {path}: {path.suffix} names {_FORMAT_NAMES[named]}, but {flag} writes "
+        f"{_FORMAT_NAMES.get(fmt, fmt)} there ({WHICH_FLAG_WRITES_WHAT})"
+    )
+
+
+def straight_through(path: Path | None) -> bool:
+    """Whether ``path`` is written straight through (a device, a FIFO): a failure is known only by
+    writing, so such outputs are written before the files that are replaced."""
+    from citeaudit.util.atomic import output_target
+
+    if path is None or str(path) == "-":
+        return False
+    try:
+        return not output_target(path)[1]
+    except OSError:
+        return False
+
+
 def check_outputs(*paths: Path | None) -> None:
     """Before a command writes anything: every file it will write can be written (``-`` and
     None are standard output). A command with two outputs writes neither when one would fail."""

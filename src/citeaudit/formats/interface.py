@@ -130,6 +130,8 @@ def _sniff(data: bytes) -> InputFormat | None:
     heading, and not JSON), else None (JSON, whose format its keys tell)."""
     if looks_like_bibtex(data):
         return InputFormat.BIBTEX
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        return None  # JSON: the Markdown reader is not even imported
     from citeaudit.formats.markdown_report import looks_like_report
 
     if looks_like_report(data.decode("utf-8", "replace")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -9,7 +10,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from citeaudit.errors import InputError
 from citeaudit.util.jsonload import json_path
 
-__all__ = ["StrictWire", "expect_object", "validate"]
+__all__ = ["NOT_BLANK", "StrictWire", "expect_object", "is_blank", "validate"]
+
+# A character that is not white space in any of the regular-expression dialects that read the
+# schema (ECMA-262's \s has U+FEFF, Unicode's White_Space has U+0085, Python's str.isspace has
+# U+001C–U+001F): a text is blank unless it has one, wherever it is checked.
+NOT_BLANK = r"[^\s\x1c-\x1f\x85\ufeff]"
+_NOT_BLANK_RE = re.compile(NOT_BLANK)
+
+
+def is_blank(text: str) -> bool:
+    return _NOT_BLANK_RE.search(text) is None
+
 
 M = TypeVar("M", bound=BaseModel)
 

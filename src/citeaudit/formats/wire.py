@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, create_model
 
 from citeaudit.errors import InputError
-from citeaudit.formats.validate import StrictWire, expect_object, validate
+from citeaudit.formats.validate import StrictWire, expect_object, is_blank, validate
 from citeaudit.identifiers import FIELD_KINDS, KINDS, IdentifierError, handler
 from citeaudit.model import Citation, Claim, Conflict, CorpusSource, StoreSource, WorkSource
 from citeaudit.resolve.indexes.interface import WorkQuery
@@ -238,7 +238,7 @@ def searched_work(d: Any, name: str, path: list[str | int]) -> WorkSource:
     authors = tuple(d.authors or ())
     first = d.first_author or (authors[0] if authors else None)
     query = WorkQuery(d.title, first, d.year)
-    if not handler(_SEARCHED).is_valid(query.key):
+    if is_blank(d.title) or not handler(_SEARCHED).is_valid(query.key):
         raise InputError(name, json_path([*path, "title"]), handler(_SEARCHED).invalid(d.title))
     return WorkSource(
         identifier=query.key,
@@ -278,9 +278,9 @@ def check_claims(claims: list[Claim], name: str, id_key: str = "id") -> None:
                 f"duplicate claim id {claim.id!r} (first at {json_path(['claims', seen[claim.id]])})",
             )
         seen[claim.id] = i
-        if claim.kind == "inference" and not (claim.rationale or "").strip():
+        if claim.kind == "inference" and is_blank(claim.rationale or ""):
             raise InputError(name, json_path(["claims", i]), "an inference needs a non-empty rationale")
-        if not claim.text.strip():
+        if is_blank(claim.text):
             raise InputError(name, json_path(["claims", i, "text"]), "the claim text is empty")
         local: set[str] = set()
         for j, citation in enumerate(claim.citations):

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from citeaudit.model import Report
+from citeaudit.report.fixes import finding_patch
 from citeaudit.report.json import report_to_dict
 
 __all__ = ["RULE", "feedback", "feedback_text"]
@@ -22,7 +23,8 @@ RULE = (
 def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
     """Instructions for the agent: which claims to fix or delete, why, with the
     suggestions (registry title and years, the right range, the occurrence of the
-    quote), and the rule that every other claim must stay as it is."""
+    quote), and the rule that every other claim must stay as it is. A problem's ``fix``,
+    when it has one, is the patch to merge into its citation (the input's own field names)."""
     data = report_to_dict(report) if isinstance(report, Report) else dict(report)
     by_claim: dict[str, list[dict[str, Any]]] = {}
     for row in data["results"]:
@@ -33,6 +35,9 @@ def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
             problem = {"citation": row["citation"], "code": finding["label"], "why": finding["message"]}
             if finding.get("suggestion"):
                 problem["suggestion"] = finding["suggestion"]
+            patch = finding_patch(row, finding)
+            if patch is not None:
+                problem["fix"] = patch
             by_claim.setdefault(row["claim"], []).append(problem)
     statuses = {c["id"]: c["status"] for c in data["claims"]}
     fix = []
@@ -94,7 +99,13 @@ def feedback_text(instructions: Mapping[str, Any]) -> str:
         lines.append(f"Claim {item['claim']} ({item['action'].replace('_', ' ')}):")
         for p in item["problems"]:
             hint = (
-                f" Suggestion: {json.dumps(p['suggestion'], ensure_ascii=False)}" if "suggestion" in p else ""
+                f" Fix: set {json.dumps(p['fix'], ensure_ascii=False)} in the citation."
+                if "fix" in p
+                else (
+                    f" Suggestion: {json.dumps(p['suggestion'], ensure_ascii=False)}"
+                    if "suggestion" in p
+                    else ""
+                )
             )
             where = f"citation {p['citation']}" if p["citation"] else "the claim"
             lines.append(f"  - {p['code']} on {where}: {p['why']}.{hint}")

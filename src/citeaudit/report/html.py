@@ -43,6 +43,7 @@ from typing import Any
 from jinja2 import Environment, Template
 
 from citeaudit.normalize import show_controls
+from citeaudit.report.fixes import citation_patch
 from citeaudit.report.json import dump_report_dict
 from citeaudit.report.spans import claim_pieces, spans_of
 
@@ -378,45 +379,6 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
     return held_name, rows
 
 
-def _fix(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """The fields to set in the citation, exactly as they would be pasted into the input."""
-    kind = (row.get("source") or {}).get("kind")
-    fix: dict[str, Any] = {}
-    if found.get("E_TITLE_MISMATCH", {}).get("title"):
-        fix["title"] = found["E_TITLE_MISMATCH"]["title"]
-    if found.get("E_YEAR_MISMATCH", {}).get("years"):
-        fix["year"] = _best_year(found["E_YEAR_MISMATCH"]["years"])
-    for code in ("E_AUTHOR_MISMATCH", "W_AUTHOR_NOT_FIRST"):
-        if found.get(code, {}).get("first_author"):
-            fix["first_author"] = found[code]["first_author"]
-    if found.get("E_AUTHOR_NOT_ON_WORK", {}).get("authors"):
-        fix["authors"] = found["E_AUTHOR_NOT_ON_WORK"]["authors"]
-    for code, field in (
-        ("E_VOLUME_MISMATCH", "volume"),
-        ("E_ISSUE_MISMATCH", "issue"),
-        ("E_PAGES_MISMATCH", "pages"),
-    ):
-        if found.get(code, {}).get(field) is not None:
-            fix[field] = found[code][field]
-    if found.get("E_VENUE_MISMATCH", {}).get("container"):
-        fix["container"] = found["E_VENUE_MISMATCH"]["container"][0]
-    for code in ("E_QUOTE_MISMATCH", "E_RANGE_INVALID"):
-        right = found.get(code, {})
-        if "start" in right:
-            fix["start"], fix["end"] = right["start"], right["end"]
-            if right.get("normalized_match"):
-                fix["quote"] = right["source_text"]
-    for field in ("doi", "arxiv"):  # a reference matched by search becomes a proved citation
-        if kind == "work" and found.get("I_MATCHED_BY_SEARCH", {}).get(field):
-            fix[field] = found["I_MATCHED_BY_SEARCH"][field]
-    if kind == "corpus" and found.get("E_VERSION_MISMATCH", {}).get("version"):
-        fix["document_version"] = found["E_VERSION_MISMATCH"]["version"]
-    if kind == "store":
-        ref = found.get("E_VERSION_MISMATCH") or found.get("E_DIGEST_MISMATCH") or {}
-        fix |= {k: ref[k] for k in ("revision", "digest") if k in ref}
-    return dict(sorted(fix.items())) or None
-
-
 def _fix_json(fix: dict[str, Any] | None) -> str | None:
     return None if fix is None else json.dumps(fix, ensure_ascii=False)
 
@@ -500,7 +462,7 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
         "held": held_name,
         "compare": compare,
         "quote": _quote(row, found),
-        "fix": _fix_json(_fix(row, found)),
+        "fix": _fix_json(citation_patch(row)),
         "findings": [
             [f["severity"], f["label"], f["message"], _suggestion_words(f.get("suggestion") or {})]
             for f in findings

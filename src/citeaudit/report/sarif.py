@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Any
+from urllib.parse import quote
 
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.model import Outcome
@@ -44,7 +45,9 @@ def _fingerprint(*parts: object) -> str:
 def render_sarif(
     report: dict[str, Any], input_uri: str, positions: dict[str, tuple[int, int]] | None = None
 ) -> bytes:
-    """``positions`` (JSON path → line, column) place results in the input; without them, at the file."""
+    """``positions`` (JSON path → line, column) place results in the input; without them, at the file.
+    ``input_uri`` is a path, written as a URI reference: a space or ``%``, ``#``, ``?`` percent-encoded."""
+    input_uri = quote(input_uri, safe="/:@!$&'()*+,;=~")
     rules, index = _rules()
     results, notifications = [], []
     for row in report["results"]:

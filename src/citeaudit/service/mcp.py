@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -47,12 +48,14 @@ from citeaudit.formats.wire import (
 from citeaudit.identifiers import KINDS
 from citeaudit.report.feedback import feedback as feedback_of
 from citeaudit.report.feedback import feedback_text
+from citeaudit.report.fixes import finding_patch
 from citeaudit.report.json import report_to_dict
+from citeaudit.report.read import ReportDoc
 from citeaudit.sources.interface import StoredSource
 from citeaudit.util.version import __version__
 from citeaudit.wiring import Auditor, Evidence
 
-__all__ = ["McpOptions", "build_server", "compact_report", "fit_report", "serve_stdio"]
+__all__ = ["McpOptions", "build_server", "compact_report", "fit_report", "output_schemas", "serve_stdio"]
 
 logger = logging.getLogger(__name__)
 
@@ -267,15 +270,15 @@ EXAMPLE = {
         },
         {
             "id": "c2",
-            "text": "Plan A works offline.",
+            "text": "Plan A works offline and needs no account.",
             "citations": [
                 {
                     "source_id": "plan_a",
                     "revision": 1,
                     "digest": "7efd2622f4e298bf8628f8c4dd0b8152d586ab5d5d2669b877c3b1b4ade7ed70",
                     "start": 9,
-                    "end": 30,
-                    "quote": "Plan A works offline.",
+                    "end": 55,
+                    "quote": "Plan A works offline. Plan A needs no account.",
                 }
             ],
         },
@@ -362,6 +365,159 @@ _DETAIL = {
 }
 
 
+# --- The output schemas ----------------------------------------------------------------------
+
+
+def _object(required: list[str], optional: Mapping[str, Any] | None = None, **props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {**props, **(optional or {})},
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+_STR: dict[str, Any] = {"type": "string"}
+_INT = {"type": "integer"}
+_STRS = {"type": "array", "items": _STR}
+_COUNTS = {"type": "object", "additionalProperties": _INT}
+_NULLABLE_STR = {"type": ["string", "null"]}
+_REF: dict[str, Any] = {"source_id": _STR, "revision": {"type": "integer", "minimum": 1}, "digest": _STR}
+
+
+def _findings_schema() -> dict[str, Any]:
+    suggestion = _object(
+        ["citation", "code"],
+        {
+            "fix": {
+                "type": "object",
+                "description": "The fields to set in the citation, in the input's own names: merge them "
+                "into the citation as it is (citation | fix) and audit again.",
+            },
+            "hint": {"type": "object", "description": "What the check found, when no field can fix it."},
+        },
+        citation=_NULLABLE_STR,
+        code=_STR,
+    )
+    return {"codes": _STRS, "messages": _STRS, "suggestions": {"type": "array", "items": suggestion}}
+
+
+def _compact_schema() -> dict[str, Any]:
+    findings = _findings_schema()
+    claim = _object(["id", "status", *findings], id=_STR, status=_STR, **findings)
+    counts = _object(
+        ["claims", "claims_by_status", "errors", "warnings"],
+        claims=_INT,
+        claims_by_status=_COUNTS,
+        errors=_INT,
+        warnings=_INT,
+    )
+    schema = _object(
+        ["detail", "decision", "status", "outcome", "counts", "claims"],
+        {
+            "other": _object(list(findings), **findings),
+            "input_sha256": _STR,
+            "note": _STR,
+            "by_code": _COUNTS,
+            "truncated": {"type": "object"},
+        },
+        detail={"enum": ["compact", "summary"]},
+        decision=_STR,
+        status=_STR,
+        outcome=_STR,
+        counts=counts,
+        claims={"type": "array", "items": claim},
+    )
+    schema["description"] = (
+        'The compact result ("summary" when cut to fit: truncated says how many claims are shown).'
+    )
+    return schema
+
+
+def _full_schema() -> dict[str, Any]:
+    schema = model_schema(ReportDoc)
+    schema["description"] = 'The whole report (report.json\'s content), for detail "full" when it fits.'
+    return schema
+
+
+def _feedback_schema() -> dict[str, Any]:
+    problem = _object(
+        ["citation", "code", "why"],
+        {
+            "suggestion": {"type": "object", "description": "What the check found."},
+            "fix": {
+                "type": "object",
+                "description": "The fields to set in the citation, in the input's own names.",
+            },
+        },
+        citation=_NULLABLE_STR,
+        code=_STR,
+        why=_STR,
+    )
+    item = _object(
+        ["claim", "action", "status", "problems"],
+        claim=_STR,
+        action={"enum": ["fix_or_delete", "wait_for_a_person"]},
+        status=_NULLABLE_STR,
+        problems={"type": "array", "items": problem},
+    )
+    weak = _object(
+        ["claim", "verdict", "by", "unsupported"], claim=_STR, verdict=_STR, by=_STR, unsupported=_STRS
+    )
+    schema = _object(
+        ["clean", "fix", "keep_unchanged", "weak", "rule", "report_input_sha256"],
+        clean={"type": "boolean"},
+        fix={"type": "array", "items": item},
+        keep_unchanged=_STRS,
+        weak={"type": "array", "items": weak},
+        rule=_STR,
+        report_input_sha256=_STR,
+    )
+    schema["description"] = "What to fix and what to keep."
+    return schema
+
+
+def output_schemas() -> dict[str, dict[str, Any]]:
+    """The JSON Schema of each tool's structured result."""
+    report = {"type": "object", "anyOf": [_compact_schema(), _full_schema()]}
+    nullable_int = {"type": ["integer", "null"]}
+    source = _object(
+        ["source_id", "title", "kind", "revision", "digest", "size"],
+        {"removed": {"const": True}},
+        source_id=_STR,
+        title=_STR,
+        kind=_STR,
+        revision=nullable_int,
+        digest=_NULLABLE_STR,
+        size=nullable_int,
+    )
+    offsets: dict[str, Any] = {"start": _INT, "end": _INT}
+    return {
+        "list_sources": _object(
+            ["scope", "sources"],
+            {
+                "truncated": _object(
+                    ["sources_shown", "sources_total"], sources_shown=_INT, sources_total=_INT
+                )
+            },
+            scope=_NULLABLE_STR,
+            sources={"type": "array", "items": source},
+        ),
+        "get_source_excerpt": _object(
+            [*_REF, *offsets, "text", "before", "after"],
+            **_REF,
+            **offsets,
+            text=_STR,
+            before=_STR,
+            after=_STR,
+        ),
+        "locate_quote": _object([*_REF, *offsets, "quote"], **_REF, **offsets, quote=_STR),
+        "audit_claims": report,
+        "audit_report": report,
+        "feedback": {"type": "object", "anyOf": [_feedback_schema(), _compact_schema()]},
+    }
+
+
 # --- The answers ------------------------------------------------------------------------------
 
 
@@ -382,9 +538,12 @@ def compact_report(data: Mapping[str, Any]) -> dict[str, Any]:
                 if f["label"] not in codes:
                     codes.append(f["label"])
                 messages.append(f"{f['label']} ({where}): {f['message']}")
-                if f.get("suggestion"):
+                patch = finding_patch(row, f)
+                if patch is not None:  # the fields to set in the citation, merged as they are
+                    suggestions.append({"citation": row["citation"], "code": f["label"], "fix": patch})
+                elif f.get("suggestion"):
                     suggestions.append(
-                        {"citation": row["citation"], "code": f["label"], "fix": f["suggestion"]}
+                        {"citation": row["citation"], "code": f["label"], "hint": f["suggestion"]}
                     )
         return {"codes": codes, "messages": messages, "suggestions": suggestions}
 
@@ -501,26 +660,31 @@ def build_server(options: McpOptions) -> Server[Any]:
     async def in_thread(fn: Callable[[], Any]) -> Any:
         return await anyio.to_thread.run_sync(fn, limiter=limiter)
 
-    def stored(source_id: str) -> StoredSource:
+    def stored(tool: str, source_id: str) -> StoredSource:
+        where = f"{tool}: $.source_id"
         if options.evidence is None:
             raise ToolFailure(
-                "no evidence store is configured for this server (the host gives --store and --scope)"
+                f"{where}: no evidence store is configured for this server (the host gives --store and "
+                "--scope)"
             )
         try:
             source = options.evidence.store.get(options.evidence.scope, source_id)
         except CiteauditError as e:
-            raise ToolFailure(e.diagnostics()) from None
+            raise ToolFailure(f"{where}: {e.diagnostics()}") from None
         if source is None:
-            raise ToolFailure(f"no source {source_id!r} in this scope (list_sources names them)")
+            raise ToolFailure(f"{where}: no source {source_id!r} in this scope (list_sources names them)")
         if source.current is None or source.current.text is None:
-            raise ToolFailure(f"source {source_id!r} was removed")
+            raise ToolFailure(f"{where}: source {source_id!r} was removed")
         return source
 
     def checked(tool: str, model: type[_Arguments], arguments: dict[str, Any]) -> Any:
         try:
             return validate(model, arguments, tool, [])
         except InputError as e:
-            raise ToolFailure(e.diagnostics()) from None
+            diagnostics = e.diagnostics()
+            raise ToolFailure(
+                diagnostics if diagnostics.startswith(f"{tool}:") else f"{tool}: {diagnostics}"
+            ) from None
 
     def report_of(tool: str, arguments: dict[str, Any]) -> Any:
         claims = arguments.get("claims")
@@ -589,7 +753,7 @@ def build_server(options: McpOptions) -> Server[Any]:
         try:
             found: list[StoredSource] = await in_thread(lambda: evidence.store.list(evidence.scope))
         except CiteauditError as e:
-            raise ToolFailure(e.diagnostics()) from None
+            raise ToolFailure(f"list_sources: {e.diagnostics()}") from None
         sources = [
             {
                 "source_id": s.source_id,
@@ -612,13 +776,13 @@ def build_server(options: McpOptions) -> Server[Any]:
 
     async def locate_quote(arguments: dict[str, Any]) -> tuple[Any, str | None]:
         args = checked("locate_quote", models["locate_quote"], arguments)
-        source = await in_thread(lambda: stored(args.source_id))
+        source = await in_thread(lambda: stored("locate_quote", args.source_id))
         text = _text(source)
         count = text.count(args.fragment)
         if count != 1:
             raise ToolFailure(
-                f"the fragment occurs {count} times in {args.source_id}; it must occur exactly once"
-                + (" (give more of the passage around it)" if count > 1 else "")
+                f"locate_quote: $.fragment: occurs {count} times in {args.source_id}; it must occur exactly "
+                "once" + (" (give more of the passage around it)" if count > 1 else "")
             )
         start = text.index(args.fragment)
         return {
@@ -630,16 +794,21 @@ def build_server(options: McpOptions) -> Server[Any]:
 
     async def get_source_excerpt(arguments: dict[str, Any]) -> tuple[Any, str | None]:
         args = checked("get_source_excerpt", models["get_source_excerpt"], arguments)
-        source = await in_thread(lambda: stored(args.source_id))
+        source = await in_thread(lambda: stored("get_source_excerpt", args.source_id))
         text = _text(source)
         start, end, context = args.start, args.end, args.context
         if not start < end <= len(text):
-            raise ToolFailure(f"[{start}, {end}) is not a range of {args.source_id} ({len(text)} characters)")
+            which = "$.end" if end > len(text) else "$.start"
+            raise ToolFailure(
+                f"get_source_excerpt: {which}: [{start}, {end}) is not a range of {args.source_id} "
+                f"({len(text)} characters)"
+            )
         before, after = max(0, start - context), min(len(text), end + context)
         if after - before > options.max_excerpt_chars:  # the window returned, not the one asked for
             raise ToolFailure(
-                f"the window [{before}, {after}) is {after - before} characters, over the limit of "
-                f"{options.max_excerpt_chars}; ask for a shorter range or less context"
+                f"get_source_excerpt: $.context: the window [{before}, {after}) is {after - before} "
+                f"characters, over the limit of {options.max_excerpt_chars}; ask for a shorter range or "
+                "less context"
             )
         return {
             **_ref(source),
@@ -737,6 +906,7 @@ def build_server(options: McpOptions) -> Server[Any]:
         ),
     ]
     by_name = {t.name: t for t in tools}
+    outputs = output_schemas()
     for tool in tools:
         tool.schema.setdefault("properties", {})
         tool.schema["additionalProperties"] = False
@@ -745,7 +915,11 @@ def build_server(options: McpOptions) -> Server[Any]:
         return types.ListToolsResult(
             tools=[
                 types.Tool(
-                    name=t.name, description=t.description, input_schema=t.schema, annotations=ANNOTATIONS
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.schema,
+                    output_schema=outputs[t.name],
+                    annotations=ANNOTATIONS,
                 )
                 for t in tools
             ]
@@ -789,12 +963,57 @@ def build_server(options: McpOptions) -> Server[Any]:
 # --- The stdio transport ------------------------------------------------------------------------
 
 
+_STRUCTURE = re.compile(rb'["{}\[\]:]')
+_STRING_REST = re.compile(rb'(?:[^"\\]|\\.)*+"')  # possessive: one linear pass, never quadratic
+_ID_VALUE = re.compile(rb'\s*+(-?\d{1,18}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}+")')
+
+
+def _request_id(prefix: bytes) -> str | int | None:
+    """The top-level ``"id"`` of a message read only in part (an over-long line), when the part
+    read holds it: a string or an integer, as JSON-RPC allows; None when it cannot be read. One
+    pass over the bytes, following the nesting without parsing the values."""
+    if not prefix.lstrip().startswith(b"{"):
+        return None
+    depth = 0
+    last = b""  # the last string at depth 1, or b"" after anything else
+    at = 0
+    while (found := _STRUCTURE.search(prefix, at)) is not None:
+        char = found.group()
+        at = found.end()
+        if char == b'"':
+            rest = _STRING_REST.match(prefix, at)
+            if rest is None:  # the string runs past what was read
+                return None
+            last = prefix[found.start() : rest.end()] if depth == 1 else b""
+            at = rest.end()
+            continue
+        if char in (b"{", b"["):
+            depth += 1
+        elif char in (b"}", b"]"):
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif last == b'"id"':  # a ":" after the top-level key "id"
+            value = _ID_VALUE.match(prefix, at)
+            if value is None:
+                return None
+            try:
+                ident = json.loads(value.group(1))
+            except ValueError:
+                return None
+            return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
+        last = b""
+    return None
+
+
 def _parse_error(line: bytes, limit: int) -> types.JSONRPCError | None:
-    """The JSON-RPC answer to a line that is not a message, or None for a message."""
+    """The JSON-RPC answer to a line that is not a message, or None for a message. An over-long
+    line is answered with its request's id when the part read names it, so that the client
+    matches the answer to its request instead of waiting for one."""
     if len(line) > limit:
         return types.JSONRPCError(
             jsonrpc="2.0",
-            id=None,
+            id=_request_id(line),
             error=types.ErrorData(
                 code=types.INVALID_REQUEST, message=f"the message is over the limit of {limit} bytes"
             ),

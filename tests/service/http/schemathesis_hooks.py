@@ -2,7 +2,8 @@
 (``SCHEMATHESIS_HOOKS=tests.service.http.schemathesis_hooks``, see ``test_schemathesis.py``).
 
 * BibTeX bodies (the schema's ``format: bibtex``): entries as people write them, with any text
-  in the title, so that a generated BibTeX body is a bibliography.
+  in the title, so that a generated BibTeX body is a bibliography; Markdown bodies (``format:
+  markdown``) likewise a research report with markers and a references section.
 * The rules of a claims document that JSON Schema cannot state and the schema's descriptions
   give in words: claim ids unique in the document, conflicts naming claims of the document, one
   content per inline citation id. A schema-valid document generated to be accepted is made to
@@ -37,6 +38,22 @@ _ENTRIES = st.lists(
     unique_by=lambda e: e[0],
 )
 schemathesis.openapi.format("bibtex", _ENTRIES.map(lambda entries: "".join(_entry(*e) for e in entries)))
+
+# Markdown bodies (``format: markdown``): a research report, sentences with markers and a
+# references section whose entries are titles as people write them.
+_WORDS = st.from_regex(r"[A-Z][a-z]{2,12}( [a-z]{2,12}){2,8}", fullmatch=True)
+
+
+def _report(claims: list[str], titles: list[str]) -> str:
+    body = "".join(f"{claim} [{i % len(titles) + 1}].\n\n" for i, claim in enumerate(claims))
+    refs = "".join(f"{i}. Smith, J. ({2000 + i}). {title}.\n" for i, title in enumerate(titles, 1))
+    return f"# Report\n\n{body}## References\n\n{refs}"
+
+
+schemathesis.openapi.format(
+    "markdown",
+    st.builds(_report, st.lists(_WORDS, min_size=1, max_size=3), st.lists(_WORDS, min_size=1, max_size=3)),
+)
 
 
 def _keep_document_rules(document: dict[str, Any]) -> None:

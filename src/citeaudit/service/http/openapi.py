@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from citeaudit.formats import native, seed002
+from citeaudit.formats.validate import NOT_BLANK as BLANK_FREE
 from citeaudit.formats.wire import (
     WORK_CITATION_MODELS,
     ConflictIn,
@@ -43,7 +44,7 @@ MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")  # a research report (mark
 AUDIT_MEDIA_TYPES = ("application/json", *BIBTEX_TYPES, *MARKDOWN_TYPES)
 
 REF = "#/components/schemas/{model}"
-NOT_BLANK = r"\S"  # at least one character that is not white space
+NOT_BLANK = BLANK_FREE  # at least one character that is not white space, in every dialect
 # The forms of an identifier its handler accepts, for the kinds that refuse any other at input (a
 # DOI is taken as written and a bad one reported as a finding, so any string is one).
 IDENTIFIER_PATTERNS = {

@@ -11,6 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from citeaudit.formats.validate import NOT_BLANK
+
 __all__ = ["Problem", "add_problem_handlers", "problem_response", "too_large"]
 
 
@@ -65,7 +67,7 @@ def add_problem_handlers(app: FastAPI) -> None:
         message = first.get("msg")
         if (
             first.get("type") == "string_pattern_mismatch"
-            and (first.get("ctx") or {}).get("pattern") == r"\S"
+            and (first.get("ctx") or {}).get("pattern") == NOT_BLANK
         ):
             message = "must not be blank"
         return problem_response(422, "Unprocessable Content", f"{where}: {message}")
