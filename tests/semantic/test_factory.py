@@ -20,7 +20,7 @@ from citeaudit.semantic.rules import RulesJudge
 def test_every_spec_form_is_listed_from_the_table() -> None:
     assert list(JUDGE_SPECS.values()) == [
         "rules",
-        "learned[:MODEL.json]",
+        "learned[:wice|attribution|climate|MODEL.json]",
         "nli:MODEL[?OPTIONS][#LABELS]",
         "llm:MODEL@URL",
         "rules+SPEC",
@@ -99,4 +99,26 @@ def test_the_learned_judge_is_cheap_and_never_cached(tmp_path: Path) -> None:
     assert isinstance(make_judge("rules+learned", tmp_path / "verdicts"), CascadeJudge)
     with pytest.raises(ConfigError) as caught:
         make_judge("learned:")
-    assert str(caught.value) == "judge 'learned:': expected learned or learned:MODEL.json"
+    assert str(caught.value) == (
+        "judge 'learned:': expected learned, learned:wice|attribution|climate or learned:MODEL.json"
+    )
+
+
+def test_the_per_domain_models_ship_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeaudit.semantic.learned import LearnedJudge, shipped_model_path
+
+    digests = set()
+    for name in ("wice", "attribution", "climate"):
+        judge = make_judge(f"learned:{name}")
+        assert isinstance(judge, LearnedJudge)
+        assert judge.model.document["training"]["data"][0]["dataset"] == {
+            "wice": "wice", "attribution": "attribution-bench", "climate": "climate-fever"
+        }[name]  # fmt: skip
+        assert len(judge.model.document["training"]["data"]) == 1  # trained on that set alone
+        digests.add(judge.model.digest)
+    assert len(digests) == 3
+    assert make_judge("learned").identity != make_judge("learned:wice").identity
+    # A file named like a shipped model is read as a path when written as one.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wice").write_bytes(shipped_model_path("attribution").read_bytes())
+    assert make_judge("learned:./wice").identity == make_judge("learned:attribution").identity

@@ -44,7 +44,7 @@ def test_the_shipped_model_is_json_of_this_feature_set() -> None:
 def test_judge_identity_names_the_model_digest() -> None:
     judge = make_judge("learned")
     assert isinstance(judge, LearnedJudge)
-    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-2"
+    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-3"
     same = make_judge(f"learned:{shipped_model_path()}")
     assert same.identity == judge.identity  # the same bytes are the same judge, wherever the file is
 
@@ -135,11 +135,14 @@ def test_a_pickle_is_exit_2_and_never_loaded(tmp_path: Path, monkeypatch: pytest
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        (lambda d: d.pop("weights"), "'weights' must be a list of 36 numbers"),
+        (lambda d: d.pop("weights"), f"'weights' must be a list of {len(FEATURES)} numbers"),
         (lambda d: d["mean"].__setitem__(0, "x"), "'mean' must hold only finite numbers"),
         (lambda d: d["scale"].__setitem__(3, 0), "'scale' must be positive"),
         (lambda d: d.__setitem__("feature_set", "lexical-0"),
-         "feature set 'lexical-0' is not this citeaudit's 'lexical-1'"),
+         f"feature set 'lexical-0' is not this citeaudit's {FEATURE_SET!r}"),
+        (lambda d: d["weights"].__setitem__(d["features"].index("cover_window"), -0.5),
+         "the weight of 'cover_window' runs against what the feature means (models are trained with each "
+         "weight's sign fixed by its feature's meaning)"),
         (lambda d: d["thresholds"].__setitem__("insufficient", 0.9),
          "thresholds must satisfy 0 <= insufficient <= entailed <= 1"),
         (lambda d: d.__setitem__("format", "sklearn"), "its 'format' is not 'citeaudit-learned-judge'"),

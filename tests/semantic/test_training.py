@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import ROOT, run_cli, shared_data
 
-pytest.importorskip("sklearn", reason="judge train needs the train extra (scikit-learn)")
+pytest.importorskip("scipy", reason="judge train needs the train extra (NumPy, SciPy)")
 
 ATTRIBUTION = ("semantic", "attribution_bench", "dev_all_subset_balanced.jsonl")
 
@@ -75,14 +75,16 @@ def test_train_prints_the_cross_validated_figures_and_the_model_works(
                      "--target-precision", "0.75")  # fmt: skip
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "cross-validated on pairs not trained on (5 folds, nested; target precision 0.75):"
+    assert lines[0] == (
+        "cross-validated on pairs not trained on (5 folds, nested; target precision 0.75, entailed 0.85):"
+    )
     assert lines[2].split()[:2] == ["all", "300"]
     assert lines[-1].startswith(f"model={out} sha256=")
     evaluated = run_cli("eval", "--dataset", "attribution-bench", small_set, "--judge", f"learned:{out}",
                         "--no-abstain")  # fmt: skip
     data: dict[str, Any] = json.loads(evaluated.stdout)
     assert data["coverage"] == 1.0  # no abstention
-    assert data["judge"]["prompt_version"] == "learned-2-no-abstain"
+    assert data["judge"]["prompt_version"] == "learned-3-no-abstain"
     assert [row["pairs"] for row in data["calibration"]]
     assert sum(r["pairs"] for r in data["calibration"]) == 300
 

@@ -43,7 +43,15 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         type=_precision,
         default=0.8,
         metavar="P",
-        help="each verdict must be right at least P of the time in cross-validation [0.8]",
+        help="the Wilson lower bound of each verdict's precision on pairs not trained on must reach P "
+        "(insufficient, and entailed unless --entailed-precision) [0.8]",
+    )
+    train.add_argument(
+        "--entailed-precision",
+        type=_precision,
+        metavar="P",
+        help="the same bound for entailed, the verdict an accept rests on [the larger of 0.85 and "
+        "--target-precision]",
     )
     train.add_argument("--from-reviews", metavar="STORE", help="also learn from the reviews in this store")
     add_scope_option(train)  # with --from-reviews: the tenant whose reviews are read
@@ -107,7 +115,8 @@ def _table(document: dict[str, Any]) -> str:
     training = document["training"]
     lines = [
         "cross-validated on pairs not trained on "
-        f"({training['folds']} folds, nested; target precision {training['target_precision']}):",
+        f"({training['folds']} folds, nested; target precision {training['target_precision']}, "
+        f"entailed {training['entailed_precision']}):",
         f"{'set':<18} {'pairs':>6} {'bal.acc':>8} {'coverage':>9} {'entailed':>9} {'not sup.':>9} "
         f"{'insuff.':>9} {'sup.recall':>10}",
     ]
@@ -136,7 +145,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     inputs = [Path(f.partition("=")[2] or f) for f in args.files] + list(args.reports)
     refuse_to_overwrite(args.out, *inputs)
-    document = train_model(_sets(args), target_precision=args.target_precision)
+    document = train_model(
+        _sets(args), target_precision=args.target_precision, entailed_precision=args.entailed_precision
+    )
     write_file(args.out, model_bytes(document))
     stdout.write(_table(document))
     stdout.write(f"model={args.out} sha256={hashlib.sha256(model_bytes(document)).hexdigest()}\n")

@@ -193,6 +193,8 @@ FEATURE_WORDS: dict[str, tuple[str, str]] = {
     "sentence_in_claim": ("the best sentence's content words that the claim has", "share"),
     "shared_sentence": ("content words the claim shares with its best sentence", "count"),
     "sentence_defines": ("the best sentence is a definition", "flag"),
+    "order_flipped": ("the claim's words its best sentence has in the other order", "share"),
+    "names_flipped": ("the claim's names on the other side of a word in its best sentence", "share"),
 }
 # One part of a reason as the learned judge writes it: ``NAME=VALUE (+CONTRIBUTION)``.
 _REASON_PART = re.compile(r"([a-z0-9_]+)=(-?\d+(?:\.\d+)?) \(([+-]\d+(?:\.\d+)?)\)")

@@ -1,6 +1,6 @@
 """Judges from their specs: one table of backends, so a new judge is one module and one entry.
 
-A spec is ``NAME`` or ``NAME:ARGUMENT`` (``rules``, ``learned``, ``learned:MODEL.json``,
+A spec is ``NAME`` or ``NAME:ARGUMENT`` (``rules``, ``learned``, ``learned:wice``, ``learned:MODEL.json``,
 ``nli:MODEL``, ``llm:MODEL@URL``),
 ``rules+SPEC`` (the rules judge first, the judge of ``SPEC`` for what it leaves ``unknown``), or
 ``none`` (no semantic stage; :func:`configured_judge` only)."""
@@ -39,8 +39,15 @@ def _learned(spec: str, argument: str, offline: bool) -> Judge:
     from citeaudit.semantic.learned import LearnedJudge, load_model, shipped_model_path
 
     if spec != "learned" and not argument:
-        raise ConfigError(f"judge {spec!r}: expected learned or learned:MODEL.json")
+        raise ConfigError(
+            f"judge {spec!r}: expected learned, learned:{'|'.join(_DOMAINS)} or learned:MODEL.json"
+        )
+    if argument in _DOMAINS:  # a shipped model by its name; a file of that name is ./NAME
+        return LearnedJudge(load_model(shipped_model_path(argument)))
     return LearnedJudge(load_model(Path(argument) if argument else shipped_model_path()))
+
+
+_DOMAINS = ("wice", "attribution", "climate")  # the shipped per-domain models (learned.SHIPPED_MODELS)
 
 
 def _llm(spec: str, argument: str, offline: bool) -> Judge:
@@ -85,7 +92,9 @@ def _nli(spec: str, argument: str, offline: bool) -> Judge:
 # Every backend a spec can name, in the order help texts and messages list them.
 BACKENDS: dict[str, Backend] = {
     "rules": Backend("rules", "rules", _rules, takes_argument=False),
-    "learned": Backend("learned[:MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True),
+    "learned": Backend(
+        f"learned[:{'|'.join(_DOMAINS)}|MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True
+    ),
     "nli": Backend("nli:MODEL[?OPTIONS][#LABELS]", "nli:MODEL", _nli),
     "llm": Backend("llm:MODEL@URL", "llm:MODEL@URL", _llm, cache_only_offline=True),
 }
@@ -100,7 +109,8 @@ JUDGE_SPECS: dict[str, str] = {
 
 def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = False) -> Judge:
     """A judge from its spec: ``rules`` (the offline default),
-    ``learned`` (the shipped model) or ``learned:MODEL.json`` (a model file),
+    ``learned`` (the shipped model), ``learned:wice``, ``learned:attribution``,
+    ``learned:climate`` (the shipped per-domain models) or ``learned:MODEL.json`` (a model file),
     ``nli:MODEL`` (a local model directory or a hub id, optionally
     ``?batch=N&device=D`` for how it runs and ``#label,label,…``
     for a head with meaningless label names) or

@@ -5,8 +5,9 @@ table learned from data): how well the claim's content words are covered
 by its best sentence, its best window of sentences and the fragments as a
 whole (plain and weighted by how rare a word is among the evidence
 sentences), how many of its word pairs and word triples occur, which of its
-numbers and names are missing, and the risk signals of
-:mod:`citeaudit.semantic.signals`. Words are compared as the signals compare
+numbers and names are missing, whether its best sentence has its words and
+its names in another order (which name sits on which side of the verb), and
+the risk signals of :mod:`citeaudit.semantic.signals`. Words are compared as the signals compare
 them: casefolded, by a five-letter stem, Han text by character bigrams.
 
 :data:`FEATURES` names and defines each one (the README's table is this
@@ -41,7 +42,7 @@ from citeaudit.semantic.signals import (
 
 __all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
 
-FEATURE_SET = "lexical-1"
+FEATURE_SET = "lexical-2"
 
 # (name, one-line definition), in the order of the model's weights.
 FEATURES: tuple[tuple[str, str], ...] = (
@@ -106,11 +107,21 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("sentence_in_claim", "share of the best sentence's content words that the claim has"),
     ("shared_sentence", "log(1 + content words the claim shares with its best sentence)"),
     ("sentence_defines", "1 when the best sentence is a definition (X is a…, refers to, known as)"),
+    (
+        "order_flipped",
+        "share of the pairs of the claim's content words in its best sentence that it has in the other order",
+    ),
+    (
+        "names_flipped",
+        "share of the pairs of a name and another content word of the claim, both in its best sentence, "
+        "that it has in the other order (a name on the other side of the verb)",
+    ),
 )
 # How each feature reads by its meaning: +1 the more of it, the more the fragments show the claim
 # (coverage, pairs found), -1 the less (words, numbers, names missing; a one-sided negation), 0 neither
-# (a size or a kind: how long the claim is, whether it has a number). A reason names a feature only
-# where its weight goes the way its meaning does (see learned.py).
+# (a size or a kind: how long the claim is, whether it has a number). Training bounds each weight to
+# its feature's direction (training.py), and a model file with a weight against it is refused
+# (learned.py), so a reason never reads backwards.
 DIRECTIONS: dict[str, int] = {
     **dict.fromkeys(
         ("claim_terms", "has_number", "evidence_sentences", "claim_to_sentence", "sentence_defines"), 0
@@ -128,6 +139,8 @@ DIRECTIONS: dict[str, int] = {
             "absolute_added",
             "possibility_hardened",
             "direction_opposed",
+            "order_flipped",
+            "names_flipped",
         ),
         -1,
     ),
@@ -291,6 +304,8 @@ class NameRun(NamedTuple):
 
 
 _SENTENCE_GAP_RE = re.compile(r"[.!?]\s|[\n。！？]")
+# Words that join the items of a list: "A and B" told as "B and A" says the same.
+_COORDINATORS = frozenset(("and", "or", "nor", "as", "well", "both", "either", "neither", "also"))
 _PASSIVE = "by"  # "B was defeated by A" says what "A defeated B" does, the names the other way round
 _PARTICIPLES = frozenset(
     """won led held made hit beat bought caught taught found built sold told fought struck run paid said met
@@ -349,18 +364,22 @@ def name_runs(text: str) -> tuple[NameRun, ...]:
 
 def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The claim's names found in no fragment (a name: a run of capitalised words that does not start a
-    sentence; found when one fragment has all its words), and the pairs of names that every evidence
-    sentence holding both, capitalised, has the other way round ("by" after a participle between them
-    on one side only turns the order round: "B was defeated by A" is "A defeated B")."""
+    sentence; found when one fragment has all its words), and the pairs of its names told the other
+    way round (see :class:`_NameOrder`)."""
     if not claim.names:
         return (), ()
     wanted = {stem for run in claim.names for stem in run.stems}
     where: dict[str, set[int]] = {}  # name word -> the evidence sentences that have it
     for j, words in enumerate(ev.words):
-        for token in words.tokens:
-            stem = _name_stem(token)
-            if stem in wanted:
-                where.setdefault(stem, set()).add(j)
+        for token in words.tokens:  # casefolded: its name stem is its stem unless it ends in 's
+            stem = token[:STEM]
+            if stem not in wanted:
+                if "'" not in token:  # casefolded: ’ is ' here
+                    continue
+                stem = _name_stem(token)
+                if stem not in wanted:
+                    continue
+            where.setdefault(stem, set()).add(j)
 
     def fragments_with(run: NameRun) -> set[int]:
         owners = [{ev.owner[j] for j in where.get(stem, ())} for stem in run.stems]
@@ -368,46 +387,153 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
 
     found_in = {run: fragments_with(run) for run in claim.names}
     absent = tuple(dict.fromkeys(run.text for run, at in found_in.items() if not at and not run.first))
-    distinct = list({run.stems: run for run, at in found_in.items() if at}.values())
+    # Each name found once (its last occurrence), a single letter ("C" of 20 °C) being none.
+    distinct = list(
+        {run.stems: run for run, at in found_in.items() if at and len("".join(run.stems)) > 1}.values()
+    )
     if len(distinct) < 2:
         return absent, ()
-    read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
+    order = _NameOrder(claim, ev, where)
+    reversed_pairs = tuple(
+        (a.text, b.text)
+        for a, b in itertools.combinations(distinct, 2)  # in the claim's order
+        if not set(a.stems) & set(b.stems) and order.reversed(a, b)
+    )
+    return absent, reversed_pairs
 
-    def sentence(j: int) -> tuple[list[tuple[bool, str]], list[str]]:
-        if j not in read:  # only the sentences that hold two names are read again, with their capitals
-            raw = WORD_RE.findall(ev.texts[j])
-            read[j] = ([(w[0].isupper(), _name_stem(w)) for w in raw], [w.casefold() for w in raw])
-        return read[j]
 
-    claim_raw = list(WORD_RE.finditer(claim.text))
-    claim_folded = [m.group().casefold() for m in claim_raw]
-    reversed_pairs: list[tuple[str, str]] = []
-    for a, b in itertools.combinations(distinct, 2):  # in the claim's order
-        if set(a.stems) & set(b.stems):
-            continue
-        claim_by = any(
-            _passive_by(claim_folded, k)
-            for k, m in enumerate(claim_raw)
-            if a.end <= m.start() and m.end() <= b.start
+class _NameOrder:
+    """Whether two names of the claim, both in the evidence, are told the other way round — "B defeated
+    A" cited for "A defeated B". Any one of three readings says so:
+
+    - *around a word*: the evidence sentences holding both, capitalised, that share the most content
+      words with the claim (where no sentence holds both, windows of up to three consecutive sentences
+      of one fragment) never have them in the claim's order, and one of them has a word the claim has
+      between the two names between them too: the word, a verb most often, that the names sit on
+      either side of;
+    - *everywhere*: every evidence sentence holding both has them the other way round, and the claim
+      has a content word between them;
+    - *each in the other's place*: the claim has each name beside a word (right before or right after
+      it) that the evidence has on that side of the other name and never of this one.
+
+    A list is no reversal: "A, B and C" told as "C, A and B" has no word between two of its names but
+    other names and joining words (and, or…), so neither the first two readings nor the third (which
+    needs a word between the names) are made, and no joining word or name counts as a place. "By" after
+    a participle between the names on one side only turns the order round: "B was defeated by A" is
+    "A defeated B" (and where either side has one, the third reading, which a passive defeats, is not
+    made)."""
+
+    def __init__(self, claim: _Claim, ev: _Evidence, where: dict[str, set[int]]) -> None:
+        self.claim = claim
+        self.ev = ev
+        self.where = where
+        self.raw = list(WORD_RE.finditer(claim.text))
+        self.folded = [m.group().casefold() for m in self.raw]
+        self.in_name = [any(r.start <= m.start() < r.end for r in claim.names) for m in self.raw]
+        self.listed = _COORDINATORS | {w for w, named in zip(self.folded, self.in_name, strict=True) if named}
+        self._read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
+        self._beside: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
+        self._holding: dict[tuple[str, ...], list[int]] = {}
+
+    def sentence(self, j: int) -> tuple[list[tuple[bool, str]], list[str]]:
+        """Evidence sentence ``j`` as (capitalised, name stem) per word and its casefolded words (only
+        the sentences that hold a name are read again, with their capitals)."""
+        if j not in self._read:
+            raw = WORD_RE.findall(self.ev.texts[j])
+            names = [(True, _name_stem(w)) if w[0].isupper() else _LOWER for w in raw]  # names: capitals
+            self._read[j] = (names, [w.casefold() for w in raw])
+        return self._read[j]
+
+    def holding(self, run: NameRun) -> list[int]:
+        """The evidence sentences that have the name, every word capitalised."""
+        if run.stems not in self._holding:
+            every = set.intersection(*(self.where[stem] for stem in run.stems))
+            self._holding[run.stems] = [j for j in sorted(every) if _name_at(self.sentence(j)[0], run)]
+        return self._holding[run.stems]
+
+    def neighbours(self, run: NameRun) -> tuple[set[str], set[str]]:
+        """The words right before and right after the name where the evidence has it, capitalised
+        (``^`` and ``$`` at a sentence's start and end)."""
+        if run.stems not in self._beside:
+            before: set[str] = set()
+            after: set[str] = set()
+            size = len(run.stems)
+            first, rest = (True, run.stems[0]), [(True, stem) for stem in run.stems[1:]]
+            for j in self.holding(run):
+                tokens, folded = self.sentence(j)
+                for i, token in enumerate(tokens):
+                    if token == first and tokens[i + 1 : i + size] == rest:
+                        before.add(folded[i - 1] if i else "^")
+                        after.add(folded[i + size] if i + size < len(folded) else "$")
+            self._beside[run.stems] = (before, after)
+        return self._beside[run.stems]
+
+    def in_place_of(self, a: NameRun, b: NameRun) -> bool:
+        """The claim has ``a`` beside a word that the evidence has on that side of ``b`` and never of
+        ``a`` (no joining word, no word of a name): ``a`` sits where ``b`` does."""
+        inside = [k for k, m in enumerate(self.raw) if a.start <= m.start() and m.end() <= a.end]
+        if not inside:
+            return False
+        left = self.folded[inside[0] - 1] if inside[0] else "^"
+        right = self.folded[inside[-1] + 1] if inside[-1] + 1 < len(self.folded) else "$"
+        (a_before, a_after), (b_before, b_after) = self.neighbours(a), self.neighbours(b)
+        return (left in b_before and left not in a_before and left not in self.listed) or (
+            right in b_after and right not in a_after and right not in self.listed
         )
-        both = set.intersection(*(where[stem] for stem in (*a.stems, *b.stems)))
-        together = consistent = False
-        for j in sorted(both):
-            tokens, folded = sentence(j)
-            at_a, at_b = _name_at(tokens, a), _name_at(tokens, b)
-            if not at_a or not at_b:
-                continue
-            together = True
-            consistent = any(
-                (i < k) == (any(_passive_by(folded, t) for t in range(min(i, k), max(i, k))) == claim_by)
-                for i in at_a
-                for k in at_b
+
+    def reversed(self, a: NameRun, b: NameRun) -> bool:
+        """``a`` before ``b`` in the claim; see the class."""
+        span = [k for k, m in enumerate(self.raw) if a.end <= m.start() and m.end() <= b.start]
+        claim_by = any(_passive_by(self.folded, k) for k in span)
+        # The words the two names sit on either side of: the claim's content words between them that are
+        # no part of a name, or its stop words there when it has no content word there ("University of
+        # Vienna"); never the words that only join a list.
+        words = [self.folded[k] for k in span if not self.in_name[k] and self.folded[k] not in _COORDINATORS]
+        content = {w[:STEM] for w in words if w not in STOPWORDS and (len(w) >= 3 or w.isdigit())}
+        between = content or {w[:STEM] for w in words}
+        with_a, with_b = self.holding(a), self.holding(b)
+        units: list[tuple[int, ...]] = [(j,) for j in sorted(set(with_a) & set(with_b))]
+        if not units:
+            units = sorted(
+                {
+                    tuple(range(min(i, k), max(i, k) + 1))
+                    for i in with_a
+                    for k in with_b
+                    if abs(i - k) < _WINDOW and self.ev.owner[i] == self.ev.owner[k]
+                }
             )
-            if consistent:
-                break
-        if together and not consistent:
-            reversed_pairs.append((a.text, b.text))
-    return absent, tuple(reversed_pairs)
+        if units:
+            shares = [
+                len(set().union(*(self.ev.terms[j] for j in unit)) & self.claim.terms) for unit in units
+            ]
+            top = max(shares)
+            same_top = same_any = around = False
+            passive_any = claim_by
+            for shared, unit in zip(shares, units, strict=True):
+                tokens = [t for j in unit for t in self.sentence(j)[0]]
+                folded = [w for j in unit for w in self.sentence(j)[1]]
+                for i in _name_at(tokens, a):
+                    for k in _name_at(tokens, b):
+                        lo, hi = (i, k - len(b.stems) + 1) if i < k else (k, i - len(a.stems) + 1)
+                        passive = any(_passive_by(folded, t) for t in range(lo, hi))
+                        passive_any = passive_any or passive
+                        if (i < k) == (passive == claim_by):
+                            same_any = True
+                            same_top = same_top or shared == top
+                        elif shared == top and not around:
+                            around = any(w[:STEM] in between for w in folded[lo + 1 : hi])
+            if (around and not same_top) or (content and not same_any and len(units[0]) == 1):
+                return True
+            if passive_any:  # a passive moves both names to each other's place: told the same way
+                return False
+        elif claim_by:
+            return False
+        if not words:  # side by side, or items of one list ("A, B and C"): no place to swap
+            return False
+        return self.in_place_of(a, b) and self.in_place_of(b, a)
+
+
+_LOWER = (False, "")  # a word that is no part of a name, as _NameOrder.sentence reads it
 
 
 def _name_at(tokens: Sequence[tuple[bool, str]], run: NameRun) -> list[int]:
@@ -418,6 +544,31 @@ def _name_at(tokens: Sequence[tuple[bool, str]], run: NameRun) -> list[int]:
         return []
     last = run.stems[-1]
     return [k for k, (upper, stem) in enumerate(tokens) if upper and stem == last]
+
+
+def _order(claim: _Claim, sentence: Sequence[str]) -> tuple[float, float]:
+    """How the claim's content words found in a sentence are ordered there: the share of their pairs
+    in the other order, and the same over the pairs of a name's word and a word of no name (each word
+    at its first occurrence; 0 where there is no such pair)."""
+    at: dict[str, int] = {}
+    for k, term in enumerate(sentence):
+        at.setdefault(term, k)
+    aligned: list[tuple[int, bool]] = []  # position in the sentence, part of a name: in the claim's order
+    seen: set[str] = set()
+    for token in claim.tokens:
+        if token.term is None or token.term in seen or token.term not in at:
+            continue
+        seen.add(token.term)
+        named = any(run.start <= token.start < run.end for run in claim.names)
+        aligned.append((at[token.term], named))
+    pairs = flipped = name_pairs = names_flipped = 0
+    for (x, x_named), (y, y_named) in itertools.combinations(aligned, 2):
+        pairs += 1
+        flipped += x > y
+        if x_named != y_named:
+            name_pairs += 1
+            names_flipped += x > y
+    return _share(flipped, pairs) if pairs else 0.0, _share(names_flipped, name_pairs) if name_pairs else 0.0
 
 
 def _sentence_terms(words: Words) -> list[str]:
@@ -687,6 +838,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         _share(len(ev.terms[best_i] & claim_terms), len(ev.terms[best_i])) if best_i >= 0 else 0.0,
         math.log1p(len(best_hit)),
         1.0 if _DEFINES_RE.search(best_words.folded) else 0.0,
+        *_order(side, ev.sequence[best_i] if best_i >= 0 else []),
     )
     relied = tuple(dict.fromkeys(fragments[ev.owner[j]].citation_id for j in window))
     return PairFeatures(

@@ -5,14 +5,16 @@ Inference is a dot product and a sigmoid in plain Python (no training
 library at audit time). The probability of support decides the verdict:
 ``entailed`` at or above the model's upper threshold, ``insufficient`` at or
 below its lower one, ``unknown`` in the band between. The thresholds were
-chosen by cross-validation when the model was trained, so that each verdict
-it gives was right at least the target share of the time on the training
-data. It never says ``contradicted``: no lexical signal reached the
-precision that verdict needs (see the README).
+chosen by cross-validation when the model was trained, so that the Wilson
+lower bound of each verdict's precision on pairs the model had not seen
+reached its target. Each weight keeps the sign of its feature's meaning. It
+never says ``contradicted``: no lexical signal reached the precision that
+verdict needs (see the README).
 
 A model file is data, never code: JSON of a known format and version, read
 with a size bound and checked field by field. Anything else (a pickle, a
-truncated file, another version) is a configuration error naming the file.
+truncated file, another version, a weight against its feature's meaning) is
+a configuration error naming the file.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "MAX_MODEL_BYTES",
     "MODEL_FORMAT",
     "MODEL_VERSION",
+    "SHIPPED_MODELS",
     "VETOES",
     "LearnedJudge",
     "LearnedModel",
@@ -49,7 +52,7 @@ __all__ = [
 MODEL_FORMAT = "citeaudit-learned-judge"
 MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
-PROMPT_VERSION = "learned-2"  # 2: the vetoes
+PROMPT_VERSION = "learned-3"  # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds
 _REASONS = 3
 
 #: Signals that each show a reader the claim says something its fragments do not, whatever the words
@@ -78,9 +81,20 @@ def vetoes_of(found: PairFeatures) -> tuple[str, ...]:
     return tuple(f"{code} ({details[code]})" for code in VETOES if code in found.signals)
 
 
-def shipped_model_path() -> Path:
-    """The model that ships inside the package (``--judge learned``)."""
-    return Path(str(resources.files("citeaudit.semantic").joinpath("models", "default.json")))
+#: The models that ship inside the package, by the name ``--judge learned:NAME`` gives them: the pooled
+#: one (``--judge learned``) and one per domain, each trained on that public set alone.
+SHIPPED_MODELS: dict[str, str] = {
+    "default": "default.json",  # WiCE dev, CLIMATE-FEVER and AttributionBench dev pooled
+    "wice": "wice.json",  # WiCE dev: Wikipedia sentences against the web pages they cite
+    "attribution": "attribution.json",  # AttributionBench dev: answers of search-augmented assistants
+    "climate": "climate.json",  # CLIMATE-FEVER: claims about climate against Wikipedia sentences
+}
+
+
+def shipped_model_path(name: str = "default") -> Path:
+    """A model that ships inside the package: ``default`` (``--judge learned``) or a domain's
+    (``--judge learned:wice``, ``learned:attribution``, ``learned:climate``)."""
+    return Path(str(resources.files("citeaudit.semantic").joinpath("models", SHIPPED_MODELS[name])))
 
 
 def _clean(value: Any) -> Any:
@@ -195,11 +209,19 @@ def parse_model(data: bytes, name: str) -> LearnedModel:
     lower = _number(thresholds, "insufficient", name)
     if not 0.0 <= lower <= upper <= 1.0:
         raise _problem(name, "thresholds must satisfy 0 <= insufficient <= entailed <= 1")
+    weights = _numbers(doc, "weights", size, name)
+    backwards = [f for f, w in zip(expected, weights, strict=True) if DIRECTIONS[f] * w < 0]
+    if backwards:  # its reasons would read backwards ("high coverage: against support")
+        raise _problem(
+            name,
+            f"the weight of {backwards[0]!r} runs against what the feature means "
+            "(models are trained with each weight's sign fixed by its feature's meaning)",
+        )
     return LearnedModel(
         features=tuple(expected),
         mean=_numbers(doc, "mean", size, name),
         scale=scale,
-        weights=_numbers(doc, "weights", size, name),
+        weights=weights,
         intercept=_number(doc, "intercept", name),
         prior_logit=_number(doc, "prior_logit", name),
         upper=upper,
@@ -237,10 +259,6 @@ class LearnedJudge(BaseJudge):
         self._model = model
         self._abstain = abstain
         self._vetoes = vetoes
-        self._readable = [
-            DIRECTIONS[name] == 0 or DIRECTIONS[name] * weight > 0
-            for name, weight in zip(model.features, model.weights, strict=True)
-        ]
 
     @property
     def model(self) -> LearnedModel:
@@ -291,10 +309,11 @@ class LearnedJudge(BaseJudge):
         )
 
     def _reason(self, values: Sequence[float], parts: Sequence[float]) -> str:
-        """The features that moved the probability most, among those whose weight goes the way their
-        meaning does (a feature whose weight runs against it, because it moves with others, would read
-        backwards: "high coverage, against support"), each as ``NAME=VALUE (+CONTRIBUTION)``."""
+        """The features that moved the probability most, each as ``NAME=VALUE (+CONTRIBUTION)``. Every
+        weight goes the way its feature's meaning does (a model whose weight runs against it is refused
+        when read), so a reason never reads backwards ("high coverage, against support")."""
         model = self._model
-        sizes = [abs(part) if self._readable[i] else -1.0 for i, part in enumerate(parts)]
-        top = [i for i in heapq.nlargest(_REASONS, range(len(parts)), key=sizes.__getitem__) if sizes[i] >= 0]
+        top = [
+            i for i in heapq.nlargest(_REASONS, range(len(parts)), key=lambda i: abs(parts[i])) if parts[i]
+        ]
         return "; ".join(f"{model.features[i]}={values[i]:.2f} ({_signed(parts[i])})" for i in top)

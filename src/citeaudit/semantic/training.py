@@ -1,24 +1,29 @@
 """Training a model for the ``learned`` judge (``citeaudit judge train``).
 
-Needs the ``train`` extra (scikit-learn); the judge itself does not. Every
-step is deterministic: the pairs are put in an order of their own digests,
-folds are drawn from the digests of the claims (so the pairs of one claim are
-never split between training and scoring), the solver is fixed and runs on
-one thread, and the file is written with sorted keys and eight significant
-digits. The same pairs give the same bytes on any machine and under any
-``PYTHONHASHSEED``.
+Needs the ``train`` extra (NumPy, and SciPy through scikit-learn); the judge
+itself does not. Every step is deterministic: the pairs are put in an order of
+their own digests, folds are drawn from the digests of the claims (so the
+pairs of one claim are never split between training and scoring), the solver
+is fixed, starts from zero and runs on one thread, and the file is written
+with sorted keys and eight significant digits. The same pairs give the same
+bytes on any machine and under any ``PYTHONHASHSEED``.
 
 How a model is made:
 
 1. every pair becomes a feature vector (:mod:`citeaudit.semantic.features`);
 2. a logistic regression with the classes weighted equally is fitted on the
-   standardised features, its regularisation picked from a small grid by the
-   balanced accuracy of k-fold cross-validation;
+   standardised features by L-BFGS-B, each weight bounded to the sign of its
+   feature's meaning (:data:`~citeaudit.semantic.features.DIRECTIONS`: a
+   coverage never pulls against support, a missing word never for it), its
+   regularisation picked from a small grid by the balanced accuracy of k-fold
+   cross-validation;
 3. on the out-of-fold probabilities, the lowest probability at which the
-   pairs above it were supported at least ``target + margin`` of the time
-   becomes the ``entailed`` threshold, and the highest at which those below
-   were unsupported as often the ``insufficient`` one — in every data set of
-   the training data that gets at least 20 such verdicts, not only overall;
+   pairs above it (those the vetoes let through) were supported with a Wilson
+   lower bound (one-sided 95 %) of at least the ``entailed`` target becomes the
+   ``entailed`` threshold, and the highest at which those below were not
+   supported with a bound of at least the target the ``insufficient`` one —
+   with at least 20 pairs on that side, and in every data set of the training
+   data that gets 20 or more of them, not only overall;
 4. the figures printed (and kept in the file) are those of a nested
    cross-validation: each fold scored by a model and thresholds made without
    it, exactly as above, and with the judge's vetoes (a claim raising one is
@@ -28,6 +33,7 @@ How a model is made:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,12 +42,13 @@ from typing import Any
 from citeaudit.errors import ConfigError
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.evaluate import binary_metrics, metrics
-from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
+from citeaudit.semantic.features import DIRECTIONS, FEATURE_SET, FEATURES, featurize
 from citeaudit.semantic.learned import MODEL_FORMAT, MODEL_VERSION, PROMPT_VERSION, vetoes_of
 
-__all__ = ["MARGIN", "MIN_VERDICTS", "TrainingSet", "train_model"]
+__all__ = ["ENTAILED_PRECISION", "MIN_VERDICTS", "WILSON_Z", "TrainingSet", "train_model", "wilson_lower"]
 
-MARGIN = 0.02  # added to the target precision: the thresholds must hold on pairs not trained on
+WILSON_Z = 1.645  # one-sided 95 %: a verdict's threshold holds when its precision's lower bound is on target
+ENTAILED_PRECISION = 0.85  # the least target of entailed by default: the verdict an accept rests on
 MIN_VERDICTS = 20  # a data set's precision is held to the target once it gets this many of a verdict
 FOLDS = 5
 GRID = (0.1, 0.3, 1.0)  # inverse regularisation strengths tried
@@ -59,14 +66,17 @@ class TrainingSet:
 def _libraries() -> tuple[Any, Any, Any, Any]:
     try:
         import numpy
-        import sklearn
-        from sklearn.linear_model import LogisticRegression
         from threadpoolctl import threadpool_limits
+
+        scipy = importlib.import_module("scipy")  # no type stubs; scikit-learn brings it
+        minimize = importlib.import_module("scipy.optimize").minimize
+        importlib.import_module("scipy.special")
     except ImportError:
         raise ConfigError(
-            "judge train needs scikit-learn: pip install 'citeaudit[train]' (the judge itself does not)"
+            "judge train needs the train extra (NumPy, SciPy): pip install 'citeaudit[train]' "
+            "(the judge itself does not)"
         ) from None
-    return numpy, sklearn, LogisticRegression, threadpool_limits
+    return numpy, scipy, minimize, threadpool_limits
 
 
 def _digest(text: str) -> str:
@@ -85,20 +95,54 @@ def _folds(groups: Sequence[str], k: int, salt: str) -> list[int]:
     return [fold[g] for g in groups]
 
 
+def _bounds() -> list[tuple[float | None, float | None]]:
+    """Each weight's bounds, from its feature's meaning: a feature that reads for support never pulls
+    against it, one that reads against never for it; a size or a kind (direction 0) is free. The
+    intercept (last) is free."""
+    sides: dict[int, tuple[float | None, float | None]] = {1: (0.0, None), -1: (None, 0.0), 0: (None, None)}
+    return [sides[DIRECTIONS[name]] for name, _ in FEATURES] + [(None, None)]
+
+
 class _Fitter:
     def __init__(self) -> None:
-        self.np, self.sklearn, self._lr, self._limits = _libraries()
+        self.np, self.scipy, self._minimize, self._limits = _libraries()
+        self._bounds = _bounds()
 
     def fit(self, x: Any, y: Any, c: float) -> tuple[Any, Any, Any, float]:
-        """Mean, scale, weights and intercept of a class-balanced logistic regression."""
+        """Mean, scale, weights and intercept of a class-balanced logistic regression whose weights keep
+        the sign of their feature's meaning: ``C * sum(class weight * log loss) + |w|^2 / 2`` minimised
+        by L-BFGS-B within :func:`_bounds` (the intercept unpenalised), from zero, on one thread."""
         np = self.np
         mean = x.mean(axis=0)
         scale = x.std(axis=0)
         scale[scale < 1e-9] = 1.0
-        model = self._lr(C=c, class_weight="balanced", solver="lbfgs", max_iter=10_000, tol=1e-8)
+        z = (x - mean) / scale
+        y = np.asarray(y, dtype=float)
+        positive = float(y.sum())
+        n = float(len(y))
+        weight = np.where(y == 1.0, n / (2.0 * positive), n / (2.0 * (n - positive)))
+        sign = 2.0 * y - 1.0
+        expit = self.scipy.special.expit
+
+        def objective(theta: Any) -> tuple[float, Any]:
+            w = theta[:-1]
+            margin = sign * (z @ w + theta[-1])
+            loss = c * float(weight @ np.logaddexp(0.0, -margin)) + 0.5 * float(w @ w)
+            push = -c * weight * sign * expit(-margin)
+            return loss, np.concatenate((z.T @ push + w, [push.sum()]))
+
         with self._limits(limits=1):
-            model.fit((x - mean) / scale, y)
-        return mean, scale, np.asarray(model.coef_[0], dtype=float), float(model.intercept_[0])
+            result = self._minimize(
+                objective,
+                np.zeros(z.shape[1] + 1),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=self._bounds,
+                options={"maxiter": 15_000, "ftol": 1e-13, "gtol": 1e-9},
+            )
+        theta = result.x
+        weights = np.array([0.0 if v == 0.0 else float(v) for v in theta[:-1]])  # no -0.0 in the file
+        return mean, scale, weights, float(theta[-1])
 
     def logits(self, fitted: tuple[Any, Any, Any, float], x: Any) -> Any:
         mean, scale, weights, intercept = fitted
@@ -118,11 +162,24 @@ def _prior_logit(y: Sequence[int]) -> float:
     return math.log((positive + 0.5) / (negative + 0.5))
 
 
+def wilson_lower(right: int, total: int, z: float = WILSON_Z) -> float:
+    """The Wilson score lower bound of a share ``right / total`` (one-sided, ``z`` standard errors):
+    the precision a verdict can be trusted to have on pairs like these, given how many it was seen on."""
+    if total <= 0:
+        return 0.0
+    share = right / total
+    z2 = z * z
+    centre = share + z2 / (2 * total)
+    spread = z * math.sqrt(share * (1 - share) / total + z2 / (4 * total * total))
+    return (centre - spread) / (1 + z2 / total)
+
+
 def _threshold(
     probs: Sequence[float], right: Sequence[bool], names: Sequence[str], target: float, descending: bool
 ) -> float | None:
-    """The most inclusive cut whose side is right at least ``target`` of the time overall and in
-    every data set with enough verdicts on that side; None when no cut is."""
+    """The most inclusive cut whose side holds: at least :data:`MIN_VERDICTS` pairs, and a Wilson lower
+    bound of the share right at least ``target`` overall and in every data set with that many pairs on
+    that side; None when no cut does."""
     order = sorted(range(len(probs)), key=lambda i: (-probs[i] if descending else probs[i], i))
     seen: dict[str, list[int]] = {}
     total = correct = 0
@@ -136,22 +193,35 @@ def _threshold(
         nxt = order[rank + 1] if rank + 1 < len(order) else None
         if nxt is not None and probs[nxt] == probs[i]:
             continue  # a cut falls between distinct probabilities only
-        if total < MIN_VERDICTS or correct < target * total:
+        if total < MIN_VERDICTS or wilson_lower(correct, total) < target:
             continue
-        if any(n >= MIN_VERDICTS and r < target * n for n, r in seen.values()):
+        if any(n >= MIN_VERDICTS and wilson_lower(r, n) < target for n, r in seen.values()):
             continue
         best = probs[i] if nxt is None else (probs[i] + probs[nxt]) / 2
     return best
 
 
 def _band(
-    probs: Sequence[float], gold: Sequence[str], names: Sequence[str], target: float
+    probs: Sequence[float],
+    gold: Sequence[str],
+    names: Sequence[str],
+    vetoed: Sequence[bool],
+    targets: tuple[float, float],
 ) -> tuple[float, float]:
-    """``(entailed, insufficient)`` thresholds; a verdict no cut allows gets one it never reaches.
-    ``insufficient`` (the fragments do not show the claim) is right for a pair that is not supported:
-    insufficient or contradicted, as published checkers score it."""
-    upper = _threshold(probs, [g == "entailed" for g in gold], names, target, descending=True)
-    lower = _threshold(probs, [g != "entailed" for g in gold], names, target, descending=False)
+    """``(entailed, insufficient)`` thresholds for the targets ``(entailed, insufficient)``; a verdict no
+    cut allows gets one it never reaches. ``entailed`` is chosen among the pairs the vetoes let through
+    (a vetoed pair is never ``entailed``, whatever its probability), ``insufficient`` (the fragments do
+    not show the claim) among all, and is right for a pair that is not supported: insufficient or
+    contradicted, as published checkers score it."""
+    free = [i for i, v in enumerate(vetoed) if not v]
+    upper = _threshold(
+        [probs[i] for i in free],
+        [gold[i] == "entailed" for i in free],
+        [names[i] for i in free],
+        targets[0],
+        descending=True,
+    )
+    lower = _threshold(probs, [g != "entailed" for g in gold], names, targets[1], descending=False)
     hi = 1.0 if upper is None else upper
     lo = 0.0 if lower is None else lower
     if lo >= hi:  # both sides claim the middle: give it to neither
@@ -178,11 +248,13 @@ def _sigmoid(z: float) -> float:
 
 
 class _Trainer:
-    def __init__(self, fitter: _Fitter, target: float) -> None:
+    def __init__(self, fitter: _Fitter, targets: tuple[float, float]) -> None:
         self.f = fitter
-        self.target = target
+        self.targets = targets  # (entailed, insufficient)
 
-    def make(self, x: Any, gold: list[str], names: list[str], groups: list[str]) -> dict[str, Any]:
+    def make(
+        self, x: Any, gold: list[str], names: list[str], groups: list[str], vetoed: list[bool]
+    ) -> dict[str, Any]:
         """A model (weights, thresholds) from these pairs alone, with inner cross-validation."""
         np = self.f.np
         y = [1 if g == "entailed" else 0 for g in gold]
@@ -203,7 +275,7 @@ class _Trainer:
                 best_c, best_score, best_oof = c, score, oof
         prior = _prior_logit(y)
         probs = [_sigmoid(z + prior) for z in best_oof]
-        upper, lower = _band(probs, gold, names, self.target)
+        upper, lower = _band(probs, gold, names, vetoed, self.targets)
         mean, scale, weights, intercept = self.f.fit(x, yy, best_c)
         return {
             "c": best_c,
@@ -245,13 +317,24 @@ def _figures(gold: list[str], banded: list[str], forced: list[str]) -> dict[str,
 
 
 def train_model(
-    sets: Sequence[TrainingSet], *, target_precision: float = 0.8, vetoes: bool = True
+    sets: Sequence[TrainingSet],
+    *,
+    target_precision: float = 0.8,
+    entailed_precision: float | None = None,
+    vetoes: bool = True,
 ) -> dict[str, Any]:
-    """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`). Its
-    cross-validated figures are those of the judge as it runs, vetoes included (``vetoes=False``: of
-    the probability alone, to measure what they change)."""
-    if not 0.5 <= target_precision < 1.0:
-        raise ConfigError(f"--target-precision must be at least 0.5 and below 1, got {target_precision}")
+    """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`). Each verdict's
+    threshold is the most inclusive cut whose precision's Wilson lower bound reaches its target:
+    ``target_precision`` for ``insufficient``, ``entailed_precision`` for ``entailed`` (by default the
+    larger of :data:`ENTAILED_PRECISION` and ``target_precision``: the verdict that lets an answer be
+    accepted is held higher). Its cross-validated figures are those of the judge as it runs, vetoes
+    included (``vetoes=False``: of the probability alone, to measure what they change)."""
+    entailed_target = (
+        max(ENTAILED_PRECISION, target_precision) if entailed_precision is None else entailed_precision
+    )
+    for flag, value in (("--target-precision", target_precision), ("--entailed-precision", entailed_target)):
+        if not 0.5 <= value < 1.0:
+            raise ConfigError(f"{flag} must be at least 0.5 and below 1, got {value}")
     fitter = _Fitter()
     np = fitter.np
     data = _Data(sets, np)
@@ -261,7 +344,9 @@ def train_model(
         raise ConfigError(
             f"judge train: at least {FOLDS * 2} distinct claims are needed, got {len(set(data.groups))}"
         )
-    trainer = _Trainer(fitter, target_precision + MARGIN)
+    trainer = _Trainer(fitter, (entailed_target, target_precision))
+    no_veto = [False] * len(data.y)
+    vetoed = data.vetoed if vetoes else no_veto
     gold: list[str] = [p.gold for p in data.pairs]
     # Nested cross-validation: each outer fold is scored by a model made without it.
     outer = _folds(data.groups, FOLDS, "outer")
@@ -275,6 +360,7 @@ def train_model(
             [gold[i] for i in keep],
             [data.names[i] for i in keep],
             [data.groups[i] for i in keep],
+            [vetoed[i] for i in keep],
         )
         logits, probs = _apply(model, data.x[held], np)
         for i, z, p in zip(held, logits, probs, strict=True):
@@ -286,7 +372,7 @@ def train_model(
     for name in sorted(set(data.names)):
         idx = [i for i, n in enumerate(data.names) if n == name]
         cv[name] = _figures([gold[i] for i in idx], [banded[i] for i in idx], [forced[i] for i in idx])
-    final = trainer.make(data.x, gold, data.names, data.groups)
+    final = trainer.make(data.x, gold, data.names, data.groups, vetoed)
     return {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,
@@ -305,13 +391,16 @@ def train_model(
             "supported": sum(data.y),
             "claims": len(set(data.groups)),
             "target_precision": target_precision,
-            "margin": MARGIN,
+            "entailed_precision": entailed_target,
+            "wilson_z": WILSON_Z,
             "min_verdicts": MIN_VERDICTS,
             "folds": FOLDS,
             "regularisation_c": final["c"],
             "regularisation_grid": list(GRID),
-            "solver": "lbfgs, class_weight=balanced, one thread",
-            "scikit_learn": fitter.sklearn.__version__,
+            "solver": "L-BFGS-B on the class-balanced logistic loss, weights bounded by their features' "
+            "directions, one thread",
+            "numpy": np.__version__,
+            "scipy": fitter.scipy.__version__,
         },
         "cross_validation": cv,
     }
