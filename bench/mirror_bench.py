@@ -1,21 +1,39 @@
 """``citeaudit mirror``: import rate from DBLP XML and Crossref JSON, peak memory at 100k and 1M
 records, title look-up latency on the 1M mirror, bytes on disk per record, and from those the
-full dumps on paper. ``python -m bench.mirror_bench [--records N] [--record]``."""
+full dumps on paper. ``python -m bench.mirror_bench [--records N] [--record] [--tantivy]``.
+
+``--tantivy`` (with tantivy installed: ``pip install tantivy``; not a dependency) also measures
+tantivy against SQLite FTS5 on the records of the 1M DBLP mirror: building the index from the same
+normalised rows, its size, and the same look-ups with the same plans run by tantivy instead of
+FTS5 (the records, the word counts and the scoring stay in SQLite). The comparison is kept in
+``bench/work/mirror/engines-N.json`` and shown by every later ``--record``."""
 
 from __future__ import annotations
 
 import argparse
+import html
+import importlib
 import json
+import os
+import random
+import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work" / "mirror"
 FULL = {"dblp": 7_000_000, "crossref": 160_000_000}
+KINDS = ("exact", "unknown word", "other word")
+
+
+def _load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def _generate(n: int) -> tuple[Path, Path]:
@@ -31,71 +49,180 @@ def _generate(n: int) -> tuple[Path, Path]:
     return dblp / "dblp.xml.gz", crossref
 
 
-def _import(fmt: str, source: Path, mirror: Path) -> dict[str, float]:
+def _import(fmt: str, source: Path, mirror: Path) -> dict[str, Any]:
     for p in (mirror, Path(f"{mirror}-wal"), Path(f"{mirror}-shm")):
         p.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", fmt, str(source),
-               "--mirror", str(mirror)]  # fmt: skip
+    args = ["mirror", "import", "--format", fmt, str(source), "--mirror", str(mirror)]
     script = (
         "import resource, runpy, sys; sys.argv = ['citeaudit', *sys.argv[1:]]; "
         "code = 0\ntry: runpy.run_module('citeaudit', run_name='__main__')\n"
         "except SystemExit as e: code = e.code or 0\n"
-        "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)"
+        "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)"
     )
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", script, *command[3:]], capture_output=True, text=True, check=True
-    )
+    load = _load()
+    start, cpu = time.perf_counter(), os.times()
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, check=True)
     wall = time.perf_counter() - start
-    rss = int(done.stderr.rsplit("MAXRSS", 1)[1].split()[0])
+    used = os.times()
+    writer, reader = (int(x) for x in done.stderr.rsplit("MAXRSS", 1)[1].split()[:2])
     records = sum(
         int(line.rsplit(": ", 1)[1].split()[0].replace(",", "")) for line in done.stdout.splitlines()
     )
     size = sum(p.stat().st_size for p in (mirror, Path(f"{mirror}-wal")) if p.exists())
-    return {"records": records, "seconds": wall, "per_second": records / wall, "peak_rss_mb": rss / 1024,
-            "bytes": size, "bytes_per_record": size / records}  # fmt: skip
+    cpu_s = used.children_user - cpu.children_user + used.children_system - cpu.children_system
+    return {"records": records, "seconds": wall, "per_second": records / wall, "cpu_seconds": cpu_s,
+            "peak_rss_mb": (writer + reader) / 1024, "writer_rss_mb": writer / 1024,
+            "reader_rss_mb": reader / 1024, "bytes": size, "bytes_per_record": size / records,
+            "load_before": load, "load_after": _load()}  # fmt: skip
 
 
-def _lookups(mirror: Path, n: int, count: int = 2000) -> dict[str, float]:
+def _queries(n: int, count: int = 2000) -> list[tuple[str, str, Any]]:
+    """``count`` look-ups of generated works: half exact titles (no author, no year), half with one
+    word wrong and the first author and year: a word no record has, or another real word."""
     sys.path.insert(0, str(ROOT))
     from tests.mirror.dumps import works
 
-    from citeaudit.mirror import open_mirror
     from citeaudit.resolve.indexes.interface import WorkQuery
 
-    index = open_mirror(mirror)
     step = max(n // count, 1)
-    queries = []
-    for w in works(n):
-        if w.i % step:
+    chosen = [w for w in works(n) if w.i % step == 0][:count]
+    vocabulary = sorted({word for w in chosen for word in w.words})
+    rng = random.Random(26)
+    out = []
+    for k, w in enumerate(chosen):
+        key = f"conf/gen/W{w.i}"
+        if k % 2 == 0:
+            out.append(("exact", key, WorkQuery(w.title)))
             continue
         words = list(w.words)
-        if w.i % 2:  # a near miss: one word wrong, with the first author and year
+        if k % 4 == 1:
             words[len(words) // 2] = "qqwordqq"
-            queries.append((w, WorkQuery(" ".join(words), w.authors[0][1], w.year)))
+            kind = "unknown word"
         else:
-            queries.append((w, WorkQuery(w.title)))
-    times, cpu, found = [], [], 0
-    for w, q in queries:
+            words[rng.randrange(len(words))] = rng.choice(vocabulary)
+            kind = "other word"
+        out.append((kind, key, WorkQuery(" ".join(words), html.unescape(w.authors[0][1]), w.year)))
+    return out
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return 1000 * ordered[int(q * (len(ordered) - 1))]
+
+
+def _lookups(index: Any, queries: Sequence[tuple[str, str, Any]]) -> dict[str, Any]:
+    load = _load()
+    times, cpu = [], []
+    found: dict[str, list[bool]] = {kind: [] for kind in KINDS}
+    for kind, key, q in queries:
         t, c = time.perf_counter(), time.process_time()
         answer = index.search_many([q])[q.key]
         times.append(time.perf_counter() - t)
         cpu.append(time.process_time() - c)
-        found += any(c.key == f"conf/gen/W{w.i}" for c in answer.candidates)
-    times.sort()
-    cpu.sort()
+        found[kind].append(any(c.key == key for c in answer.candidates))
     return {
-        "cpu_p50_ms": 1000 * statistics.median(cpu),
-        "cpu_p99_ms": 1000 * cpu[int(0.99 * (len(cpu) - 1))],
         "queries": len(times),
         "p50_ms": 1000 * statistics.median(times),
-        "p99_ms": 1000 * times[int(0.99 * (len(times) - 1))],
-        "max_ms": 1000 * times[-1],
-        "found": found / len(times),
+        "p99_ms": _percentile(times, 0.99),
+        "max_ms": 1000 * max(times),
+        "cpu_p50_ms": 1000 * statistics.median(cpu),
+        "cpu_p99_ms": _percentile(cpu, 0.99),
+        "found": {kind: sum(v) / len(v) for kind, v in found.items() if v},
+        "found_count": {kind: f"{sum(v)}/{len(v)}" for kind, v in found.items() if v},
+        "load_before": load,
+        "load_after": _load(),
     }
 
 
-def run(quick: bool = False, records: int | None = None) -> dict[str, Any]:
+def _engines(mirror: Path, queries: Sequence[tuple[str, str, Any]]) -> dict[str, Any]:
+    """tantivy and SQLite FTS5, each building the mirror's full-text index from the same rows and
+    running the same look-up plans."""
+    tantivy = importlib.import_module("tantivy")
+    from citeaudit.mirror.rows import fts_words
+    from citeaudit.mirror.sqlite import SqliteMirror
+
+    with sqlite3.connect(f"file:{mirror}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT id, norm, names, year FROM records ORDER BY id").fetchall()
+    texts = [(rowid, fts_words(norm, names, year)) for rowid, norm, names, year in rows]
+    del rows
+    out: dict[str, Any] = {"records": len(texts), "tantivy_version": getattr(tantivy, "__version__", "")}
+
+    path = WORK / "engine-fts5.sqlite"
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        p.unlink(missing_ok=True)
+    load, start = _load(), time.perf_counter()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(
+        "CREATE VIRTUAL TABLE fts USING fts5(words, content='', columnsize=0, detail=none, "
+        "tokenize=\"ascii tokenchars '_'\");"
+        "INSERT INTO fts(fts, rank) VALUES ('pgsz', 500); INSERT INTO fts(fts, rank) VALUES ('automerge', 0);"
+        "INSERT INTO fts(fts, rank) VALUES ('crisismerge', 64);"
+    )
+    for i in range(0, len(texts), 20_000):
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO fts(rowid, words) VALUES (?, ?)", texts[i : i + 20_000])
+        conn.execute("COMMIT")
+    conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    seconds = time.perf_counter() - start
+    out["fts5_build"] = {"seconds": seconds, "per_second": len(texts) / seconds,
+                         "bytes": path.stat().st_size, "load": f"{load} → {_load()}"}  # fmt: skip
+    path.unlink()
+
+    folder = WORK / "engine-tantivy"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("words", stored=False, tokenizer_name="whitespace", index_option="basic")
+    builder.add_unsigned_field("id", stored=False, indexed=False, fast=True)
+    load, start = _load(), time.perf_counter()
+    index = tantivy.Index(builder.build(), path=str(folder))
+    writer = index.writer(heap_size=128_000_000, num_threads=1)
+    for rowid, words in texts:
+        doc = tantivy.Document()
+        doc.add_unsigned("id", rowid)
+        doc.add_text("words", words)
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    seconds = time.perf_counter() - start
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    out["tantivy_build"] = {"seconds": seconds, "per_second": len(texts) / seconds, "bytes": size,
+                            "load": f"{load} → {_load()}"}  # fmt: skip
+    del texts
+    index.reload()
+    searcher = index.searcher()
+    columns = "r.id, r.format, r.key, r.norm, r.names, r.year"
+
+    class TantivyPlans(SqliteMirror):
+        """The mirror's plans, their index expressions run by tantivy."""
+
+        def _match(self, expression: str, cap: int) -> list[Any]:
+            query = index.parse_query(expression, ["words"])
+            hits = searcher.search(
+                query, limit=cap, count=False, order_by_field="id", order=tantivy.Order.Asc
+            )
+            ids = [hit[0] for hit in hits.hits]
+            if not ids:
+                return []
+            marks = ",".join("?" * len(ids))
+            found: list[Any] = (
+                self._connect()
+                .execute(f"SELECT {columns} FROM records r WHERE r.id IN ({marks}) ORDER BY r.id", ids)
+                .fetchall()
+            )
+            return found
+
+    out["tantivy_lookups"] = _lookups(TantivyPlans(mirror), queries)
+    out["fts5_lookups"] = _lookups(SqliteMirror(mirror), queries)
+    return out
+
+
+def run(quick: bool = False, records: int | None = None, engines: bool = False) -> dict[str, Any]:
     n = records or (100_000 if quick else 1_000_000)
     small = n // 10
     WORK.mkdir(parents=True, exist_ok=True)
@@ -107,12 +234,49 @@ def run(quick: bool = False, records: int | None = None) -> dict[str, Any]:
     result["dblp"] = _import("dblp", dblp, WORK / f"dblp-{n}.sqlite")
     result["crossref"] = _import("crossref", crossref, WORK / f"crossref-{n}.sqlite")
     result["memory_ratio"] = result["dblp"]["peak_rss_mb"] / result["dblp_small"]["peak_rss_mb"]
-    result["lookups"] = _lookups(WORK / f"dblp-{n}.sqlite", n)
+    from citeaudit.mirror import open_mirror
+
+    queries = _queries(n)
+    result["lookups"] = _lookups(open_mirror(WORK / f"dblp-{n}.sqlite"), queries)
     for fmt, total in FULL.items():
         r = result[fmt]
         result[f"{fmt}_full"] = {"records": total, "hours": total / r["per_second"] / 3600,
                                  "gigabytes": total * r["bytes_per_record"] / 1e9}  # fmt: skip
+    saved = WORK / f"engines-{n}.json"
+    if engines:
+        result["engines"] = _engines(WORK / f"dblp-{n}.sqlite", queries)
+        saved.write_text(json.dumps(result["engines"], indent=2) + "\n", "utf-8")
+    elif saved.exists():
+        result["engines"] = json.loads(saved.read_text("utf-8"))
     return result
+
+
+def _found(q: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{kind} {100 * q['found'][kind]:.1f} % ({q['found_count'][kind]})" for kind in q["found"]
+    )
+
+
+def _engines_markdown(e: dict[str, Any]) -> str:
+    f, t = e["fts5_build"], e["tantivy_build"]
+    fl, tl = e["fts5_lookups"], e["tantivy_lookups"]
+    rows = [
+        "| engine | index build, records/s | index on disk, bytes/record | look-up p50 / p99 wall, ms "
+        "| p50 / p99 CPU, ms | found |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| SQLite FTS5 (detail=none) | {f['per_second']:,.0f} | {f['bytes'] / e['records']:,.0f} | "
+        f"{fl['p50_ms']:.2f} / {fl['p99_ms']:.2f} | {fl['cpu_p50_ms']:.2f} / {fl['cpu_p99_ms']:.2f} | {_found(fl)} |",
+        f"| tantivy {e['tantivy_version']} (basic, 1 writer thread) | {t['per_second']:,.0f} | "
+        f"{t['bytes'] / e['records']:,.0f} | {tl['p50_ms']:.2f} / {tl['p99_ms']:.2f} | "
+        f"{tl['cpu_p50_ms']:.2f} / {tl['cpu_p99_ms']:.2f} | {_found(tl)} |",
+    ]
+    return (
+        f"Engines on the same {e['records']:,} records (`--tantivy`): each builds the full-text index from the "
+        "same normalised rows (the words, the first author and year tokens), then runs the same look-ups with "
+        "the same plans, the records, word counts and scoring staying in SQLite (load average during the "
+        f"builds: FTS5 {f['load']}, tantivy {t['load']}; look-ups: FTS5 {fl['load_before']}, tantivy "
+        f"{tl['load_before']}).\n\n" + "\n".join(rows) + "\n"
+    )
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -121,8 +285,11 @@ def markdown(r: dict[str, Any]) -> str:
         "| measure | DBLP XML (`dblp.xml.gz`) | Crossref JSON (`*.json.gz`) | goal |",
         "|---|---:|---:|---|",
         f"| import, records/s ({r['records']:,} records) | {d['per_second']:,.0f} | {c['per_second']:,.0f} | ≥ 20,000 |",
-        f"| import wall time, s | {d['seconds']:,.1f} | {c['seconds']:,.1f} | |",
-        f"| peak memory at {r['records']:,}, MB | {d['peak_rss_mb']:,.0f} | {c['peak_rss_mb']:,.0f} | |",
+        f"| import wall time, s (CPU time, writer and reader) | {d['seconds']:,.1f} ({d['cpu_seconds']:,.1f}) | "
+        f"{c['seconds']:,.1f} ({c['cpu_seconds']:,.1f}) | |",
+        f"| load average (1/5/15 min) before → after | {d['load_before']} → {d['load_after']} | "
+        f"{c['load_before']} → {c['load_after']} | |",
+        f"| peak memory at {r['records']:,}, MB (writer + reader) | {d['peak_rss_mb']:,.0f} | {c['peak_rss_mb']:,.0f} | |",
         f"| peak memory at {r['records'] // 10:,} (DBLP), MB; ratio | {s['peak_rss_mb']:,.0f}; "
         f"{r['memory_ratio']:.2f}× | | ≤ 1.2× |",
         f"| bytes on disk per record | {d['bytes_per_record']:,.0f} | {c['bytes_per_record']:,.0f} | |",
@@ -131,21 +298,26 @@ def markdown(r: dict[str, Any]) -> str:
         f"| full dump on paper: disk, GB | {r['dblp_full']['gigabytes']:,.1f} | {r['crossref_full']['gigabytes']:,.1f} | |",
     ]
     look = (
-        f"Title look-ups on the {r['records']:,}-record DBLP mirror, {q['queries']:,} queries (half exact titles, "
-        f"half near misses with one word wrong plus first author and year), one `search_many` each: "
+        f"Title look-ups on the {r['records']:,}-record DBLP mirror, {q['queries']:,} queries, one `search_many` "
+        "each: half exact titles (no author, no year), half with one word wrong — a word no record has, or "
+        "another word of the generated vocabulary — with the first author and year: "
         f"p50 {q['p50_ms']:.2f} ms, p99 {q['p99_ms']:.2f} ms (goal ≤ 10 ms), max {q['max_ms']:.1f} ms "
-        f"(CPU time: p50 {q.get('cpu_p50_ms', 0):.2f} ms, p99 {q.get('cpu_p99_ms', 0):.2f} ms); the "
-        f"record looked for was among the candidates for {100 * q['found']:.1f} %."
+        f"(CPU time: p50 {q['cpu_p50_ms']:.2f} ms, p99 {q['cpu_p99_ms']:.2f} ms; load average "
+        f"{q['load_before']} → {q['load_after']}); the record looked for was among the candidates: {_found(q)}."
     )
-    return "\n".join(rows) + "\n\n" + look + "\n"
+    text = "\n".join(rows) + "\n\n" + look + "\n"
+    if "engines" in r:
+        text += "\n" + _engines_markdown(r["engines"])
+    return text
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.mirror_bench")
     parser.add_argument("--records", type=int, default=None)
     parser.add_argument("--record", action="store_true", help="write the section of bench/RESULTS.md")
+    parser.add_argument("--tantivy", action="store_true", help="measure tantivy against SQLite FTS5 too")
     args = parser.parse_args(argv)
-    result = run(records=args.records)
+    result = run(records=args.records, engines=args.tantivy)
     print(json.dumps(result, indent=2))
     print(markdown(result))
     if args.record:

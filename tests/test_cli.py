@@ -58,9 +58,7 @@ def test_exit_1_when_errors(seed: Path) -> None:
     result = run_cli("check", "claims.json", "--offline")
     assert (result.code, result.stdout) == (
         1,
-        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n"
-        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n  c3 c3#1: E_NOT_CACHED\n  c4 -: E_UNCITED\n"
-        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n",
+        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
     )
 
 
@@ -258,11 +256,7 @@ def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
     assert result.code == 1
     assert result.stdout == Path("report.json").read_text("utf-8")
     # The summary goes to the stream main() was given, never to the process's own stderr.
-    assert result.stderr == (
-        "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
-        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n  c3 c3#1: E_NOT_CACHED\n  c4 -: E_UNCITED\n"
-        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n"
-    )
+    assert result.stderr == "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
     assert capsys.readouterr().err == ""
     assert not Path("-").exists()
     clash = run_cli("check", "claims.json", "--offline", "--out", "-", "--format", "md")
@@ -402,19 +396,6 @@ def test_an_output_that_cannot_be_written_leaves_the_report_as_it_was(seed: Path
     assert (result.code, result.stderr.strip()) == (2, "citeaudit: error: /dev/full: cannot write: No space "
                                                     "left on device")  # fmt: skip
     assert (seed / "report.json").read_text("utf-8") == "before"
-
-
-def test_piped_check_names_each_failed_citation_and_how_to_fill_the_cache(seed: Path) -> None:
-    result = run_cli("check", "claims.json", "--offline")
-    assert result.code == 1
-    assert result.stdout == (
-        "checked=4 failed=3 report=report.json\n"
-        "decision=reject status=invalid\n"
-        "  c2 c2#1: E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3\n"
-        "  c3 c3#1: E_NOT_CACHED\n"
-        "  c4 -: E_UNCITED\n"
-        "  E_NOT_CACHED: run `citeaudit fetch claims.json` online to fill the cache, then check again\n"
-    )
 
 
 def test_a_cache_folder_that_does_not_exist_is_refused_offline(seed: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any, cast
 from citeaudit.config import Config, index_names
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.formats import input_format_of, load_submission, parse_bytes, submission_from_bytes
+from citeaudit.formats.interface import needs_registry_cache
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.feedback import RULE
 from citeaudit.report.feedback import feedback as feedback_dict
@@ -166,13 +167,7 @@ def _config(
         ):
             raise ConfigError('severity: expected a mapping of CODE to "error", "warning" or "info"')
         changes["severity"] = {**base.severity, **severity}
-    chosen = replace(base, **changes)
-    if cache is not None and chosen.offline and not chosen.mirrors and not chosen.cache.is_dir():
-        raise ConfigError(
-            f"cache: {_shown(str(chosen.cache))} is not a folder; offline, every citation would be "
-            "E_NOT_CACHED (give the cache folder, or fetch online to fill it)"
-        )
-    return chosen
+    return replace(base, **changes)
 
 
 def _lookup(config: Config, store: object, scope: str | None) -> SourceLookup | None:
@@ -280,6 +275,16 @@ def audit(
     )
     if store is not None and not isinstance(store, str | Path | SourceLookup):
         raise ConfigError(f"store: expected a path, a URL or a SourceLookup, got {type(store).__name__}")
+    if (
+        cache is not None
+        and effective.offline
+        and not effective.cache.is_dir()
+        and needs_registry_cache(submission)
+    ):
+        raise ConfigError(
+            f"cache: {_shown(str(effective.cache))} is not a folder; offline, every citation would be "
+            "E_NOT_CACHED (give the cache folder, or fetch online to fill it)"
+        )
     lookup = _lookup(effective, store, scope)
     auditor = build_auditor(
         effective, judge=built, corpus=corpus if isinstance(corpus, Corpus) else FROM_CONFIG

@@ -27,6 +27,7 @@ def test_a_doi_with_a_display_control_is_a_warning_that_names_it() -> None:
 
 def test_the_audit_warns_of_a_doi_with_a_display_control(tmp_path: Path) -> None:
     claims = {"claims": [{"id": "c1", "text": "t", "citations": [{"doi": DOI}]}]}
+    (tmp_path / "cache").mkdir()  # an empty cache: a missing one is refused offline
     found = api.audit(
         claims, cache=tmp_path / "cache", sources=tmp_path / "sources", offline=True, judge=None
     )

@@ -22,6 +22,7 @@ def _audit(
 
 
 def _check(tmp_path: Path, name: str) -> dict[str, object]:
+    (tmp_path / "cache").mkdir(exist_ok=True)  # an empty cache: a missing one is refused offline
     result = run_cli(
         "check", tmp_path / name, "--offline", "--cache", tmp_path / "cache", "--sources", tmp_path / "sources",
         "--out", tmp_path / "report.json", "--judge", "none",

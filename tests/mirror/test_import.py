@@ -68,6 +68,40 @@ def test_kill_9_mid_import_then_rerun_loses_nothing_and_counts_nothing_twice(tmp
     assert again.stdout == f"{dump.resolve()}: already imported: 0 records\n"
 
 
+def test_kill_9_mid_import_of_many_files_then_rerun(tmp_path: Path) -> None:
+    folder = tmp_path / "crossref"
+    write_crossref(folder, 12_000, per_file=400)  # 30 files: a transaction spans several
+    mirror = tmp_path / "m.sqlite"
+    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "crossref", str(folder),
+               "--mirror", str(mirror), "--batch", "1000"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while _units_committed(mirror) < 400 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child.poll() is None, "the import ended before it could be killed"
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    store = SqliteStore(mirror)
+    before = store.sources()
+    committed = store.counts().get("crossref", 0)
+    store.close()
+    assert 0 < committed < 12_000
+    assert committed == sum(s.imported for s in before)  # the progress is the records', and whole
+    rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    actions = [line.split(": ")[1] for line in rerun.stdout.splitlines()]
+    assert "already imported" in actions
+    assert set(actions) <= {"already imported", "resumed", "imported"}
+    store = SqliteStore(mirror)
+    assert store.counts() == {"crossref": 12_000}
+    assert all(s.complete and s.imported == s.units == 400 for s in store.sources())
+    store.close()
+    w = next(works(1))
+    (answer,) = open_mirror(mirror).search_many([WorkQuery(w.title)]).values()
+    assert answer.candidates[0].key == w.crossref()["DOI"].lower()
+
+
 def test_reimport_of_a_newer_dump_updates_records(tmp_path: Path) -> None:
     mirror = tmp_path / "m.sqlite"
     folder = tmp_path / "crossref"

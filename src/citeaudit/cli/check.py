@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -153,17 +152,19 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         raise ConfigError(
             f"--output and --out are both {args.output}: the rendering would replace the report"
         )
-    named = getattr(args, "cache", None) is not None or config.cache != Path("cache")
-    if named and config.offline and not config.mirrors and not config.cache.is_dir():
-        raise ConfigError(
-            f"--cache {config.cache}: no such folder; offline, every citation would be E_NOT_CACHED "
-            "(give the cache folder, or run `citeaudit fetch` online to fill it)"
-        )
     refuse_mismatched_extension(None if to_stdout else config.out, "json", "--out")
     if args.format:
         refuse_mismatched_extension(args.output, args.format, "--output")
     check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
+    from citeaudit.formats.interface import needs_registry_cache
+
+    named = getattr(args, "cache", None) is not None or config.cache != Path("cache")
+    if named and config.offline and not config.cache.is_dir() and needs_registry_cache(submission):
+        raise ConfigError(
+            f"--cache {config.cache}: no such folder; offline, every citation would be E_NOT_CACHED "
+            "(give the cache folder, or run `citeaudit fetch` online to fill it)"
+        )
     gc.freeze()  # the parsed input lives to the end: collections need not traverse it again and again
     auditor = build_auditor(config, progress=Progress("resolving DOIs", stderr))
     evidence = open_evidence(config)  # every audit with a store is recorded in its scope's trail
@@ -202,33 +203,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         if not rendering_first:
             emit(rendering, args.output, stdout)
         print(summary, file=stderr if args.output is None else stdout)
-        if args.output is not None:
-            stdout.write(failing_lines(as_dict, args.claims))
     elif to_stdout:
         print(summary, file=stderr)
-        stderr.write(failing_lines(as_dict, args.claims))
     else:
         print(summary, file=stdout)
-        stdout.write(failing_table(as_dict) if stdout.isatty() else failing_lines(as_dict, args.claims))
+        if stdout.isatty():
+            stdout.write(failing_table(as_dict))
     return exit_code(report, config.fail_on)
-
-
-def failing_lines(report: dict[str, Any], claims: Path | None = None) -> str:
-    """One line per failed or unchecked citation (claim, citation, codes), for a log or a hook; a
-    citation not in the cache says how to fill it."""
-    lines = []
-    fetch = False
-    for r in report["results"]:
-        if not r["errors"]:
-            continue
-        lines.append(f"  {r['claim'] or '-'} {r['citation'] or '-'}: {' '.join(r['errors'])}")
-        fetch = fetch or "E_NOT_CACHED" in r["errors"]
-    if fetch:
-        name = shlex.quote(str(claims)) if claims is not None and str(claims) != "-" else "CLAIMS"
-        lines.append(
-            f"  E_NOT_CACHED: run `citeaudit fetch {name}` online to fill the cache, then check again"
-        )
-    return "".join(line + "\n" for line in lines)
 
 
 def failing_table(report: dict[str, Any], width: int = 60) -> str:

@@ -35,7 +35,15 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         "files", nargs="+", metavar="FILE", help="dump files, folders of them, or (Crossref) a tar archive"
     )
     load.add_argument("--mirror", required=True, type=Path, help="the mirror file (created if absent)")
-    load.add_argument("--batch", type=positive, default=5000, help="records per transaction (default 5000)")
+    load.add_argument("--batch", type=positive, default=20000, help="records per transaction (default 20000)")
+    load.add_argument(
+        "--readers",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="processes that read and normalise the dump while another writes (default: 2, or 3 with "
+        "more than 3 CPUs; 0: read in the writing process)",
+    )
     load.add_argument(
         "--max-record-bytes",
         type=positive,
@@ -48,6 +56,16 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     info.add_argument("--mirror", required=True, type=Path, help="the mirror file")
     info.add_argument("--json", action="store_true", help="print it as JSON")
     info.set_defaults(func=run_info)
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, got {value!r}")
+    return number
 
 
 def run_import(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -68,6 +86,7 @@ def run_import(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             batch=args.batch,
             max_record_bytes=args.max_record_bytes,
             progress=progress,
+            readers=args.readers,
         )
     finally:
         store.close()
@@ -76,7 +95,7 @@ def run_import(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     for f in report.files:
         skipped = sum(f.skipped.values())
         extra = f", {skipped:,} skipped ({_reasons(f.skipped)})" if skipped else ""
-        print(f"{f.name}: {f.action}: {f.imported:,} records{extra}", file=stdout)
+        print(f"{shown_path(f.name)}: {f.action}: {f.imported:,} records{extra}", file=stdout)
     return EXIT_CLEAN
 
 
@@ -98,7 +117,7 @@ def dump_date(state: SourceState) -> tuple[str, str]:
 def _view(path: Path) -> dict[str, Any]:
     from citeaudit.mirror.sqlite import mirror_status
 
-    sources, counts, size = mirror_status(path)
+    sources, counts, size, built = mirror_status(path)
     formats: dict[str, Any] = {}
     for fmt in sorted({s.format for s in sources} | set(counts), key=_FORMATS.index):
         files = []
@@ -116,8 +135,9 @@ def _view(path: Path) -> dict[str, Any]:
         "engine": "sqlite-fts5",
         "bytes": size,
         "records": total,
-        "complete": bool(sources) and not incomplete,
+        "complete": bool(sources) and not incomplete and built,
         "incomplete_files": incomplete,
+        "index_built": built,
         "formats": formats,
     }
 
@@ -150,8 +170,23 @@ def run_info(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         print("status: complete", file=stdout)
     elif not view["formats"]:
         print("status: empty (nothing imported yet)", file=stdout)
+    elif not view["incomplete_files"]:
+        print(
+            "status: incomplete: the import ended before the index was built; "
+            "rerun `citeaudit mirror import`",
+            file=stdout,
+        )
     else:
         print(
             f"status: incomplete: {', '.join(view['incomplete_files'])} did not finish importing", file=stdout
         )
     return EXIT_CLEAN
+
+
+def shown_path(name: str) -> str:
+    """A dump file as a person named it: relative to the working directory when it is under it
+    (the mirror records the absolute path, so that a rerun from elsewhere resumes the same file)."""
+    import os
+
+    relative = os.path.relpath(name)
+    return name if relative.startswith("..") else relative

@@ -169,3 +169,12 @@ def parse_bytes(
     document = load_json_bytes(data, name, max_depth)
     submission = parse_document(document, name, fmt)
     return replace(submission, input_sha256=hashlib.sha256(data).hexdigest())
+
+
+def needs_registry_cache(submission: Submission) -> bool:
+    """Whether a citation of ``submission`` is answered from the registry cache offline (a DOI, an
+    arXiv id, a reference found by search): a cache folder that does not exist is then a mistake."""
+    from citeaudit.identifiers import resolver_key, search_key
+
+    citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
+    return any(resolver_key(c.source) is not None or search_key(c.source) is not None for c in citations)

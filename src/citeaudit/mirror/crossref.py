@@ -7,13 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from citeaudit.mirror.interface import DumpFile, MirrorRecord, Skip, Unit
+from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
 from citeaudit.mirror.reading import dump_files, json_items, read_errors
+from citeaudit.mirror.rows import row_of
 from citeaudit.resolve.crossref import record_from_message
 
-__all__ = ["FORMAT", "files", "record", "units"]
+__all__ = ["FORMAT", "files", "record", "rows", "units"]
 
 FORMAT = "crossref"
+#: An import's readers share out the files (many of them, each costly to read past: every work
+#: is decoded) rather than each file's chunks (see ``citeaudit.mirror.load``).
+READ_BY_FILE = True
 
 
 def files(path: str) -> Sequence[DumpFile]:
@@ -42,3 +46,13 @@ def units(dump: DumpFile, skip: int, max_record_bytes: int) -> Iterator[Unit]:
     with read_errors(dump.name), dump.open() as stream:
         for work in json_items(stream, dump.name, skip, max_record_bytes):
             yield record(work)
+
+
+def rows(dump: DumpFile, skip: int, max_record_bytes: int, keep: Keep | None = None) -> Iterator[RowUnit]:
+    with read_errors(dump.name), dump.open() as stream:
+        for i, work in enumerate(json_items(stream, dump.name, skip, max_record_bytes)):
+            if keep is not None and not keep(i):
+                yield PASSED
+                continue
+            unit = record(work)
+            yield unit if isinstance(unit, Skip) else row_of(unit)

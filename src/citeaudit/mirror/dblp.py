@@ -17,12 +17,13 @@ from urllib.parse import unquote
 
 from lxml import etree  # type: ignore[import-untyped]  # no stubs; DBLP's DTD needs a real XML parser
 
-from citeaudit.mirror.interface import DumpFile, MirrorError, MirrorRecord, Skip, Unit
+from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorError, Passed, RowUnit, Skip, Unit
 from citeaudit.mirror.reading import dump_files, read_errors
+from citeaudit.mirror.rows import author_json, make_row, record_of
 from citeaudit.resolve.fields import split_name
-from citeaudit.resolve.interface import Author, Record
+from citeaudit.resolve.interface import Author
 
-__all__ = ["FORMAT", "RECORD_TAGS", "TYPES", "author", "clean_title", "files", "units"]
+__all__ = ["FORMAT", "RECORD_TAGS", "TYPES", "author", "clean_title", "files", "rows", "units"]
 
 FORMAT = "dblp"
 
@@ -77,7 +78,26 @@ def _text(element: Any) -> str:
     return " ".join(text.split())
 
 
-def _record(element: Any) -> Unit:
+_FIELDS = frozenset(("title", "journal", "booktitle", "volume", "number", "pages", "year", "school"))
+_PARTS = (("volume", "volume"), ("number", "issue"), ("pages", "pages"))
+# The authors already read, by their text in the dump (names recur: a cache, cleared when full).
+_AUTHORS: dict[str, tuple[dict[str, str], str]] = {}
+_AUTHORS_MAX = 50_000
+
+
+def _author(text: str) -> tuple[dict[str, str], str]:
+    """An author's JSON and family name (or name) from their text in the dump."""
+    hit = _AUTHORS.get(text)
+    if hit is None:
+        a = author(text)
+        hit = (author_json(a), a.family or a.name or "")
+        if len(_AUTHORS) >= _AUTHORS_MAX:
+            _AUTHORS.clear()
+        _AUTHORS[text] = hit
+    return hit
+
+
+def _row(element: Any) -> RowUnit:
     tag = element.tag
     kind = TYPES.get(tag)
     if kind is None:
@@ -86,43 +106,52 @@ def _record(element: Any) -> Unit:
     if not key:
         return Skip("no key")
     fields: dict[str, str] = {}
-    authors: list[Author] = []
+    authors: list[dict[str, str]] = []
+    families: list[str] = []
     doi = ""
     arxiv: str | None = None
     for child in element:
         name = child.tag
         if name == "author":
-            authors.append(author(_text(child)))
+            entry = _author(("".join(child.itertext()) if len(child) else child.text) or "")
+            authors.append(entry[0])
+            families.append(entry[1])
         elif name == "ee":
             url = (child.text or "").strip()
-            m = _DOI_URL.match(url)
-            if m and not doi:
-                doi = unquote(m.group(1)).lower()
-            a = _ARXIV_URL.search(url)
-            if a and arxiv is None:
-                arxiv = a.group(1).lower()
-        elif name in ("title", "journal", "booktitle", "volume", "number", "pages", "year", "school"):
-            fields.setdefault(name, _text(child))
+            lower = url.lower()
+            if not doi and "doi.org/" in lower:
+                m = _DOI_URL.match(url)
+                if m:
+                    doi = unquote(m.group(1)).lower()
+            if arxiv is None and "arxiv.org/abs/" in lower:
+                a = _ARXIV_URL.search(url)
+                if a:
+                    arxiv = a.group(1).lower()
+        elif name in _FIELDS and name not in fields:
+            text = "".join(child.itertext()) if len(child) else child.text or ""
+            fields[name] = " ".join(text.split())
     title = clean_title(fields.get("title", ""))
     if not title:
         return Skip("no title")
     if tag == "article" and key.startswith("journals/corr/"):
         kind = "posted-content"  # CoRR: arXiv's preprints, as DBLP lists them
-    year = fields.get("year", "")
+    data: dict[str, Any] = {"doi": doi, "agency": FORMAT, "titles": [title], "type": kind}
+    year_text = fields.get("year", "")
+    year = int(year_text) if year_text.isdigit() else None
+    if year is not None:
+        data["years"] = {"issued": year}
+    if authors:
+        data["authors"] = authors
     container = fields.get("journal") or fields.get("booktitle") or fields.get("school") or ""
-    record = Record(
-        doi=doi,
-        agency=FORMAT,
-        titles=(title,),
-        years=(("issued", int(year)),) if year.isdigit() else (),
-        authors=tuple(authors),
-        type=kind,
-        container=(container,) if container else (),
-        volume=fields.get("volume") or None,
-        issue=fields.get("number") or None,
-        pages=fields.get("pages") or None,
-    )
-    return MirrorRecord(FORMAT, key, record, arxiv, element.get("mdate") or "")
+    if container:
+        data["container"] = [container]
+    for field, name in _PARTS:
+        value = fields.get(field)
+        if value:
+            data[name] = value
+    if arxiv is not None:
+        data["_arxiv"] = arxiv
+    return make_row(key, (title,), families, year, data, element.get("mdate") or "")
 
 
 def _dtd_beside(dump: DumpFile, head: bytes) -> Path:
@@ -151,6 +180,12 @@ class _Beside(etree.Resolver):  # type: ignore[misc]
 
 
 def units(dump: DumpFile, skip: int, max_record_bytes: int) -> Iterator[Unit]:
+    for unit in rows(dump, skip, max_record_bytes):
+        if not isinstance(unit, Passed):
+            yield unit if isinstance(unit, Skip) else record_of(FORMAT, unit)
+
+
+def rows(dump: DumpFile, skip: int, max_record_bytes: int, keep: Keep | None = None) -> Iterator[RowUnit]:
     with read_errors(dump.name), dump.open() as stream:
         head = stream.read(4096)
     dtd = _dtd_beside(dump, head) if b"<!DOCTYPE" in head else None
@@ -171,11 +206,12 @@ def units(dump: DumpFile, skip: int, max_record_bytes: int) -> Iterator[Unit]:
             for _, element in events:
                 seen += 1
                 if seen > skip:
-                    yield _record(element)
-                element.clear()
+                    yield _row(element) if keep is None or keep(seen - skip - 1) else PASSED
+                element.clear(keep_tail=True)
                 parent = element.getparent()
-                while element.getprevious() is not None and parent is not None:
-                    del parent[0]  # the records before this one: memory stays flat
+                if parent is not None:
+                    while element.getprevious() is not None:
+                        del parent[0]  # the records before this one: memory stays flat
         except etree.XMLSyntaxError as e:
             line, column = e.position
             message = re.sub(r"(\s*\([^()]*line \d+\)|, line \d+, column \d+)$", "", str(e.msg))

@@ -9,7 +9,7 @@ import killed at any moment resumes exactly where its last commit ended.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
@@ -18,11 +18,16 @@ from citeaudit.resolve.interface import Record
 
 __all__ = [
     "FORMATS",
+    "PASSED",
     "DumpFile",
     "Importer",
+    "Keep",
     "MirrorError",
     "MirrorRecord",
     "MirrorStore",
+    "Passed",
+    "Row",
+    "RowUnit",
     "Skip",
     "SourceState",
     "Unit",
@@ -58,6 +63,21 @@ class Skip:
 
 Unit = MirrorRecord | Skip
 
+#: A record as the store writes it: ``(key, title_hash, norm, names, year, data, words, date)``
+#: (``citeaudit.mirror.rows`` builds and reads them).
+Row = tuple[str, int, str, str, int | None, bytes, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """A unit read past without being normalised: another reader process builds its row."""
+
+
+PASSED = Passed()
+RowUnit = Row | Skip | Passed
+#: Which units of a file (numbered from 0 after those skipped) a reader builds the rows of.
+Keep = Callable[[int], bool]
+
 
 @dataclass(frozen=True, slots=True)
 class DumpFile:
@@ -77,12 +97,20 @@ class OpenDump(Protocol):
 
 
 class Importer(Protocol):
-    """One dump format: which files a path names, and the units of one file."""
+    """One dump format: which files a path names, and the units of one file, as normalised
+    records or as the rows the store writes (``citeaudit.mirror.rows``)."""
 
     def files(self, path: str) -> Sequence[DumpFile]: ...
 
     def units(self, dump: DumpFile, skip: int, max_record_bytes: int) -> Iterator[Unit]:
-        """Every unit of the file after the first ``skip`` (read, not normalised), in order."""
+        """Every unit of the file after the first ``skip`` (those are read, not normalised), in order."""
+        ...
+
+    def rows(
+        self, dump: DumpFile, skip: int, max_record_bytes: int, keep: Keep | None = None
+    ) -> Iterator[RowUnit]:
+        """:meth:`units` as rows (what an import writes); a unit that ``keep`` leaves out is
+        :data:`PASSED` (read, so that the units after it are found, but not normalised)."""
         ...
 
 
@@ -115,19 +143,33 @@ class MirrorStore(ABC):
         """Begin (or restart from nothing) the import of a file."""
 
     @abstractmethod
-    def commit(
+    def write(
         self,
         state: SourceState,
-        records: Sequence[MirrorRecord],
+        rows: Sequence[Row],
         units: int,
         skipped: Mapping[str, int],
         date: str,
     ) -> SourceState:
-        """Write a batch of records and the progress after it in one transaction."""
+        """Write a batch of records (new ones added, those of a key already there replaced) and
+        the file's progress after it, together (all or nothing), in the current transaction."""
+
+    @abstractmethod
+    def commit(self) -> None:
+        """Make what was written since the last commit durable, at once."""
+
+    @abstractmethod
+    def rollback(self) -> None:
+        """Drop what was written since the last commit."""
 
     @abstractmethod
     def finish(self, state: SourceState) -> SourceState:
-        """Mark a file imported to its end."""
+        """Mark a file imported to its end (in the current transaction)."""
+
+    @abstractmethod
+    def build(self) -> None:
+        """Make the index ready for look-ups once every file of an import is written (a store
+        answers no look-up between its first write and the end of this)."""
 
     @abstractmethod
     def sources(self) -> list[SourceState]:

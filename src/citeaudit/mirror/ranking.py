@@ -6,6 +6,7 @@ answers the same query the same way."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -62,13 +63,20 @@ MIN_SIMILARITY = 0.4
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+_ASCII_CASED_WORD = re.compile(r"[A-Za-z0-9]+")  # NFKD may give capitals back (ℌ → H): query_words keeps them
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def fast_words(text: str) -> list[str]:
-    """:func:`query_words`, by a regular expression where the text is ASCII (most titles and
-    names are; the import normalises millions of them)."""
+    """:func:`query_words`, by regular expressions where the text is ASCII once its accents are
+    dropped (most titles and names are; the import normalises millions of them)."""
     if text.isascii():
         return _ASCII_WORD.findall(text.lower())
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    if plain.isascii():
+        return _ASCII_CASED_WORD.findall(plain)
+    if all(unicodedata.combining(c) for c in _NOT_ASCII.findall(plain)):
+        return _ASCII_CASED_WORD.findall(plain.encode("ascii", "ignore").decode("ascii"))
     return query_words(text)
 
 

@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from citeaudit.mirror.interface import DumpFile, MirrorError
+import orjson
+
+from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorError
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
@@ -116,9 +118,10 @@ def dump_files(path: str, suffixes: Sequence[str]) -> list[DumpFile]:
     return [_file(p)]
 
 
-def json_lines(stream: BinaryIO, skip: int, max_bytes: int) -> Iterator[Any]:
+def json_lines(stream: BinaryIO, skip: int, max_bytes: int, keep: Keep | None = None) -> Iterator[Any]:
     """The JSON value of every non-blank line after the first ``skip``; ``None`` for a line that
-    is longer than ``max_bytes`` (read past in bounded chunks) or not valid JSON."""
+    is longer than ``max_bytes`` (read past in bounded chunks) or not valid JSON; :data:`PASSED`,
+    not decoded, for one that ``keep`` (given the line's number after those skipped) leaves out."""
     seen = 0
     while True:
         line = stream.readline(max_bytes + 1)
@@ -134,13 +137,19 @@ def json_lines(stream: BinaryIO, skip: int, max_bytes: int) -> Iterator[Any]:
         seen += 1
         if seen <= skip:
             continue
+        if keep is not None and not keep(seen - skip - 1):
+            yield PASSED
+            continue
         if too_long:
             yield None
             continue
         try:
-            yield json.loads(line)
-        except ValueError:
-            yield None
+            yield orjson.loads(line)
+        except ValueError:  # orjson refuses a few lines json reads (NaN, huge integers, lone surrogates)
+            try:
+                yield json.loads(line)
+            except ValueError:
+                yield None
 
 
 def json_items(stream: BinaryIO, name: str, skip: int, max_bytes: int) -> Iterator[Any]:

@@ -1,8 +1,13 @@
 """The embedded mirror: one SQLite file with the records of every imported dump, the progress of
-each dump file, and an FTS5 index of the titles and the authors' family names.
+each dump file, an index of the records' exact (folded) titles, and an FTS5 index of the titles'
+words and the first authors' surnames, with the number of records each word is in.
 
-The index keeps no text of its own (``content=''``): the records table holds each title's words
-as the index was fed them, and triggers keep the two in step on every insert, update and delete.
+The full-text index keeps no text of its own (``content=''``, ``detail=none``: no positions, no
+columns; a look-up needs neither): the records table keeps what the index was fed (``norm`` and
+``names``, from which :func:`~citeaudit.mirror.rows.fts_words` gives it back), and the store
+writes both together, in one transaction with the progress of the dump file. The word counts
+(``terms``) and the index's merge into one segment are made once, when an import ends
+(:meth:`SqliteStore.build`); until then the mirror answers no look-up.
 """
 
 from __future__ import annotations
@@ -15,19 +20,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from citeaudit.mirror.interface import FORMATS, DumpFile, MirrorError, MirrorRecord, MirrorStore, SourceState
-from citeaudit.mirror.ranking import Scored, content_words, fast_words, names_text, score
+import orjson
+
+from citeaudit.mirror.interface import FORMATS, DumpFile, MirrorError, MirrorStore, Row, SourceState
+from citeaudit.mirror.ranking import STOPWORDS, Scored, content_words, score
+from citeaudit.mirror.rows import author_year_words, fts_words, title_hash
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, SearchIndex, WorkQuery, query_words
-from citeaudit.resolve.interface import Author, Record
+from citeaudit.resolve.indexes.interface import surname as cited_surname
+from citeaudit.resolve.interface import Record
 
 __all__ = ["SCHEMA_VERSION", "SqliteMirror", "SqliteStore", "mirror_status", "open_mirror"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _APPLICATION = "citeaudit-mirror"
-
-# How many records one look-up reads at most from the index for one expression: a bound on the
-# time of a look-up of a title made of common words (its exact record is still found: see _plan).
-_CAP = 1000
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -36,28 +41,30 @@ CREATE TABLE sources(
     mtime INTEGER NOT NULL, complete INTEGER NOT NULL, units INTEGER NOT NULL, imported INTEGER NOT NULL,
     skipped TEXT NOT NULL, dump_date TEXT NOT NULL, generation INTEGER NOT NULL, UNIQUE(format, name));
 CREATE TABLE records(
-    id INTEGER PRIMARY KEY, format TEXT NOT NULL, key TEXT NOT NULL, norm TEXT NOT NULL,
-    names TEXT NOT NULL, year INTEGER, data TEXT NOT NULL, UNIQUE(format, key));
+    id INTEGER PRIMARY KEY, format TEXT NOT NULL, key TEXT NOT NULL, th INTEGER NOT NULL, norm TEXT NOT NULL,
+    names TEXT NOT NULL, year INTEGER, data BLOB NOT NULL);
+CREATE UNIQUE INDEX records_key ON records(format, key);
+CREATE INDEX records_title ON records(th);
 CREATE VIRTUAL TABLE fts USING fts5(
-    norm, names, content='', columnsize=0, detail=column, tokenize='unicode61 remove_diacritics 0');
-CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'col');
-CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN
-    INSERT INTO fts(rowid, norm, names) VALUES (new.id, new.norm, new.names);
-END;
-CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN
-    INSERT INTO fts(fts, rowid, norm, names) VALUES ('delete', old.id, old.norm, old.names);
-END;
-CREATE TRIGGER records_au AFTER UPDATE OF norm, names ON records BEGIN
-    INSERT INTO fts(fts, rowid, norm, names) VALUES ('delete', old.id, old.norm, old.names);
-    INSERT INTO fts(rowid, norm, names) VALUES (new.id, new.norm, new.names);
-END;
+    words, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '_'");
+INSERT INTO fts(fts, rank) VALUES ('pgsz', 500);
+INSERT INTO fts(fts, rank) VALUES ('automerge', 0);
+INSERT INTO fts(fts, rank) VALUES ('crisismerge', 64);
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
+CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
+# automerge 0: no merging of the index's segments while an import writes (crisismerge bounds their
+# number); build() merges them into one at its end.
 
-_UPSERT = """
-INSERT INTO records(format, key, norm, names, year, data) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT(format, key) DO UPDATE SET
-    norm = excluded.norm, names = excluded.names, year = excluded.year, data = excluded.data
-"""
+# A mirror's first import writes its records without these two indexes, and build() makes them
+# (sorting once costs less than a million inserts at random places); a later import keeps them.
+_RECORD_INDEXES = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records(format, key)",
+    "CREATE INDEX IF NOT EXISTS records_title ON records(th)",
+)
+_INSERT = "INSERT INTO records(id, format, key, th, norm, names, year, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INDEX = "INSERT INTO fts(rowid, words) VALUES (?, ?)"
+_UNINDEX = "INSERT INTO fts(fts, rowid, words) VALUES ('delete', ?, ?)"
 
 
 def _check_mirror(conn: sqlite3.Connection, path: Path) -> None:
@@ -69,61 +76,9 @@ def _check_mirror(conn: sqlite3.Connection, path: Path) -> None:
         raise MirrorError(f"{path}: not a citeaudit mirror")
     if rows.get("schema") != SCHEMA_VERSION:
         raise MirrorError(
-            f"{path}: a mirror of schema {rows.get('schema')}, this version reads {SCHEMA_VERSION}; "
-            "import the dumps into a new mirror"
+            f"{path}: a mirror of schema {rows.get('schema')} (an older citeaudit's), this version reads "
+            f"schema {SCHEMA_VERSION}; import the dumps again into a new mirror file"
         )
-
-
-def _author_json(a: Author) -> dict[str, str]:
-    out = {}
-    if a.family is not None:
-        out["family"] = a.family
-    if a.given is not None:
-        out["given"] = a.given
-    if a.name is not None:
-        out["name"] = a.name
-    if a.sequence is not None:
-        out["sequence"] = a.sequence
-    return out
-
-
-def _data(item: MirrorRecord) -> str:
-    """The record as the mirror keeps it: the JSON of :meth:`Record.to_json` without its empty
-    fields (:meth:`Record.from_json` reads them back as empty), built directly: the import
-    writes millions."""
-    r = item.record
-    out: dict[str, Any] = {"doi": r.doi, "agency": r.agency}
-    if r.titles:
-        out["titles"] = list(r.titles)
-    if r.subtitles:
-        out["subtitles"] = list(r.subtitles)
-    if r.years:
-        out["years"] = dict(r.years)
-    if r.authors:
-        out["authors"] = [_author_json(a) for a in r.authors]
-    if r.type:
-        out["type"] = r.type
-    if r.container:
-        out["container"] = list(r.container)
-    if r.short_container:
-        out["short_container"] = list(r.short_container)
-    if r.relations:
-        out["relations"] = [x.to_json() for x in r.relations]
-    for name in ("volume", "issue", "pages", "article_number"):
-        value = getattr(r, name)
-        if value is not None:
-            out[name] = value
-    if item.arxiv is not None:
-        out["_arxiv"] = item.arxiv
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-def _row(item: MirrorRecord) -> tuple[str, str, str, str, int | None, str]:
-    rec = item.record
-    norm = " ".join(fast_words(" ".join(rec.titles)))
-    names = names_text([a.family or a.name or "" for a in rec.authors])
-    years = rec.year_values
-    return item.format, item.key, norm, names, (years[0] if years else None), _data(item)
 
 
 def _state(row: Sequence[Any]) -> SourceState:
@@ -152,11 +107,13 @@ class SqliteStore(MirrorStore):
             if new:  # one script, one transaction: a mirror file is created whole or not at all
                 self.conn.executescript(
                     f"BEGIN;{_SCHEMA}INSERT INTO meta VALUES ('application', '{_APPLICATION}'), "
-                    f"('schema', '{SCHEMA_VERSION}');COMMIT;"
+                    f"('schema', '{SCHEMA_VERSION}'), ('index', 'ready');COMMIT;"
                 )
         except sqlite3.DatabaseError as e:
             raise MirrorError(f"{path}: cannot be opened as a mirror ({e})") from None
         _check_mirror(self.conn, path)
+        self._stale = False  # whether this store marked the index stale (it writes that once)
+        self._bulk: bool | None = None  # whether the records are written without their indexes
 
     def source(self, fmt: str, name: str) -> SourceState | None:
         row = self.conn.execute(
@@ -178,20 +135,33 @@ class SqliteStore(MirrorStore):
         assert state is not None
         return state
 
-    def commit(
+    def write(
         self,
         state: SourceState,
-        records: Sequence[MirrorRecord],
+        rows: Sequence[Row],
         units: int,
         skipped: Mapping[str, int],
         date: str,
     ) -> SourceState:
-        dump_date = max(state.dump_date, date)
-        imported = state.imported + len(records)
-        self.conn.execute("BEGIN")
+        conn = self.conn
+        if not conn.in_transaction:
+            conn.execute("BEGIN")
+        conn.execute("SAVEPOINT write")
         try:
-            self.conn.executemany(_UPSERT, [_row(r) for r in records])
-            self.conn.execute(
+            if not self._stale:
+                conn.execute("UPDATE meta SET value = 'stale' WHERE key = 'index'")
+            bulk = self._bulk
+            if bulk is None:
+                bulk = self._meta("record_indexes") == "later"
+                if not bulk and conn.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None:
+                    conn.execute("DROP INDEX records_key")
+                    conn.execute("DROP INDEX records_title")
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES ('record_indexes', 'later')")
+                    bulk = True
+            self._write(state.format, rows, bulk)
+            dump_date = max(state.dump_date, date)
+            imported = state.imported + len(rows)
+            conn.execute(
                 "UPDATE sources SET units = ?, imported = ?, skipped = ?, dump_date = ? "
                 "WHERE format = ? AND name = ?",
                 (
@@ -203,23 +173,127 @@ class SqliteStore(MirrorStore):
                     state.name,
                 ),
             )
-            self.conn.execute("COMMIT")
+            conn.execute("RELEASE write")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK TO write")
+            conn.execute("RELEASE write")
             raise
+        self._stale, self._bulk = True, bulk  # until a rollback: see rollback()
         return SourceState(
             state.format, state.name, state.size, state.mtime, False, units, imported, dict(skipped),
             dump_date,
             state.generation,
         )  # fmt: skip
 
+    def commit(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+        self._stale, self._bulk = False, None  # the marks may have been rolled back with the rest
+
+    def _meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _write(self, fmt: str, rows: Sequence[Row], bulk: bool) -> None:
+        """New records at once, with ids from the next free one; a batch with a key already in
+        the mirror (a newer dump's record, a key twice) record by record instead. In a first
+        import (``bulk``: no index on the keys yet), every record is added: build() keeps the
+        last of a key written twice."""
+        if not rows:
+            return
+        conn = self.conn
+        (first,) = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM records").fetchone()
+        conn.execute("SAVEPOINT fresh")
+        try:
+            conn.executemany(
+                _INSERT, [(first + i, fmt, r[0], r[1], r[2], r[3], r[4], r[5]) for i, r in enumerate(rows)]
+            )
+        except sqlite3.IntegrityError:
+            assert not bulk
+            conn.execute("ROLLBACK TO fresh")
+            conn.execute("RELEASE fresh")
+            self._upsert(fmt, rows)
+            return
+        conn.executemany(_INDEX, [(first + i, r[6]) for i, r in enumerate(rows)])
+        conn.execute("RELEASE fresh")
+
+    def _upsert(self, fmt: str, rows: Sequence[Row]) -> None:
+        conn = self.conn
+        for key, th, norm, names, year, data, words, _ in rows:
+            old = conn.execute(
+                "SELECT id, norm, names, year FROM records WHERE format = ? AND key = ?", (fmt, key)
+            ).fetchone()
+            if old is None:
+                cursor = conn.execute(_INSERT, (None, fmt, key, th, norm, names, year, data))
+                conn.execute(_INDEX, (cursor.lastrowid, words))
+                continue
+            rowid, old_norm, old_names, old_year = old
+            conn.execute(_UNINDEX, (rowid, fts_words(old_norm, old_names, old_year)))
+            conn.execute(
+                "UPDATE records SET th = ?, norm = ?, names = ?, year = ?, data = ? WHERE id = ?",
+                (th, norm, names, year, data, rowid),
+            )
+            conn.execute(_INDEX, (rowid, words))
+
     def finish(self, state: SourceState) -> SourceState:
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN")
         self.conn.execute(
             "UPDATE sources SET complete = 1 WHERE format = ? AND name = ?", (state.format, state.name)
         )
         done = self.source(state.format, state.name)
         assert done is not None
         return done
+
+    def build(self) -> None:
+        """The number of records each word is in, counted from the full-text index, and its
+        segments merged into one; nothing to do when no record was written since the last build."""
+        conn = self.conn
+        self.commit()
+        row = conn.execute("SELECT value FROM meta WHERE key = 'index'").fetchone()
+        if row is not None and row[0] == "ready":
+            return
+        conn.execute("BEGIN")
+        try:
+            if self._meta("record_indexes") == "later":
+                self._index_records()
+            conn.execute("DELETE FROM terms")
+            conn.execute(  # the words and the first authors' surnames (not with the year and a word)
+                "INSERT INTO terms(term, df) SELECT term, doc FROM fts_vocab "
+                "WHERE instr(term, '_') = 0 OR (instr(term, '_') = 1 AND instr(substr(term, 2), '_') = 0)"
+            )
+            conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            (records,) = conn.execute("SELECT count(*) FROM records").fetchone()
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('records', ?)", (str(records),))
+            conn.execute("UPDATE meta SET value = 'ready' WHERE key = 'index'")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._stale, self._bulk = False, None
+
+    def _index_records(self) -> None:
+        """The indexes of a first import's records, once it is written; of the records of a key
+        that a dump has twice, the last written is kept (what an update would have left)."""
+        conn = self.conn
+        try:
+            conn.execute(_RECORD_INDEXES[0])
+        except sqlite3.IntegrityError:
+            twice = conn.execute(
+                "SELECT r.id, r.norm, r.names, r.year FROM records r JOIN (SELECT format, key, "
+                "max(id) AS last FROM records GROUP BY format, key HAVING count(*) > 1) d "
+                "ON r.format = d.format AND r.key = d.key AND r.id < d.last"
+            ).fetchall()
+            for rowid, norm, names, year in twice:
+                conn.execute(_UNINDEX, (rowid, fts_words(norm, names, year)))
+                conn.execute("DELETE FROM records WHERE id = ?", (rowid,))
+            conn.execute(_RECORD_INDEXES[0])
+        conn.execute(_RECORD_INDEXES[1])
+        conn.execute("DELETE FROM meta WHERE key = 'record_indexes'")
 
     def sources(self) -> list[SourceState]:
         rows = self.conn.execute(f"SELECT {_SOURCE_COLUMNS} FROM sources ORDER BY format, name").fetchall()
@@ -229,7 +303,9 @@ class SqliteStore(MirrorStore):
         return dict(self.conn.execute("SELECT format, count(*) FROM records GROUP BY format ORDER BY format"))
 
     def close(self) -> None:
+        """Closes the file; what was written and not committed is dropped."""
         try:
+            self.rollback()
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self.conn.close()
@@ -240,11 +316,30 @@ def _quote(word: str) -> str:
 
 
 def _any(words: Iterable[str]) -> str:
-    return "norm : (" + " OR ".join(_quote(w) for w in words) + ")"
+    return "(" + " OR ".join(_quote(w) for w in words) + ")"
 
 
 def _all(words: Iterable[str]) -> str:
-    return "norm : (" + " AND ".join(_quote(w) for w in words) + ")"
+    return "(" + " AND ".join(_quote(w) for w in words) + ")"
+
+
+# What one look-up reads at most, whatever the title: bounds on its time.
+_EXACT_CAP = 100  # records of the exact title
+_RARE_CAP = 300  # records with one of the rarest words, when they are that rare together
+_AND_CAP = 100  # records of one conjunction
+_WORDS = 6  # of a title's words, the rarest that the conjunctions take
+# The index's work a look-up may spend on conjunctions of common words, in steps: a conjunction
+# steps through the records of its rarest word, seeking each in the others' (about a microsecond a
+# step on a 1M-record mirror, most of it where the others are common). Exact titles, the first
+# author and year, and rare words cost none of it.
+_BUDGET = 5_000
+
+_COLUMNS = "r.id, r.format, r.key, r.norm, r.names, r.year"
+_EXACT = f"SELECT {_COLUMNS} FROM records r WHERE r.th = ? ORDER BY r.id LIMIT ?"
+_MATCH = f"SELECT {_COLUMNS} FROM fts CROSS JOIN records r ON r.id = fts.rowid WHERE fts MATCH ? LIMIT ?"
+
+Found = tuple[int, str, str, str, str, int | None]  # id, format, key, norm, names, year
+Plan = tuple[str, int, int]  # an index expression, the records it may read, its cost
 
 
 class SqliteMirror(SearchIndex):
@@ -283,6 +378,7 @@ class SqliteMirror(SearchIndex):
         try:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False, timeout=30)
             _check_mirror(conn, self.path)
+            conn.execute("PRAGMA cache_size=-16384")
         except sqlite3.DatabaseError as e:
             raise MirrorError(f"{self.path}: cannot be opened as a mirror ({e})") from None
         self._conn, self._pid = conn, os.getpid()
@@ -290,7 +386,8 @@ class SqliteMirror(SearchIndex):
 
     def incomplete(self) -> str | None:
         """The first dump file (of this index's formats) whose import did not finish, or a
-        sentence saying that nothing was imported; ``None`` when the mirror is whole."""
+        sentence saying that nothing was imported or that the index was not built; ``None``
+        when the mirror is whole."""
         marks = ",".join("?" * len(self.formats))
         conn = self._connect()
         row = conn.execute(
@@ -304,6 +401,8 @@ class SqliteMirror(SearchIndex):
             f"SELECT 1 FROM sources WHERE format IN ({marks}) LIMIT 1", self.formats
         ).fetchone():
             return f"{self.path} holds no {'/'.join(self.formats)} dump; run `citeaudit mirror import`"
+        if conn.execute("SELECT value FROM meta WHERE key = 'index'").fetchone() != ("ready",):
+            return f"{self.path}: an import ended before the index was built; rerun `citeaudit mirror import`"
         return None
 
     def search_many(self, queries: Sequence[WorkQuery], limit: int = 10) -> dict[str, IndexAnswer]:
@@ -321,43 +420,96 @@ class SqliteMirror(SearchIndex):
             return self._search(query, limit)
 
     def _frequencies(self, words: Sequence[str]) -> dict[str, int]:
-        conn = self._connect()
-        out = {}
-        for word in words:
-            row = conn.execute(
-                "SELECT doc FROM fts_vocab WHERE term = ? AND col = 'norm'", (word,)
-            ).fetchone()
-            if row:
-                out[word] = int(row[0])
-        return out
+        """The number of records each word is in (a word in none is left out)."""
+        marks = ",".join("?" * len(words))
+        rows = self._connect().execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", list(words))
+        return dict(rows.fetchall())
 
-    def _plan(self, query: WorkQuery, words: Sequence[str]) -> list[str]:
-        """The index expressions a title is looked up by.
+    def _plan(
+        self, query: WorkQuery, words: Sequence[str], content: Sequence[str]
+    ) -> tuple[list[Plan], set[str]]:
+        """The index expressions a title is looked up by, in order, each with the records it may
+        read and its cost (index steps: see _BUDGET; 0 for those always run).
 
-        A title that shares no word with a record is no candidate of it. Every record of the mirror
-        whose title has at least one of the query's rarest words comes back while those words are
-        rare enough (≤ _CAP records): with three of them, a record whose title misses two of the
-        query's words is still found. A title of common words only is looked up by all its (six
-        rarest) words, and by all of them but one; with a first author, by the author's name and
-        the title's rarest words too."""
-        df = self._frequencies(words)
-        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
-        if not rare:
-            return []
-        plans: list[str] = []
-        for n in (3, 2, 1):
-            if len(rare) >= n and sum(df[w] for w in rare[:n]) <= _CAP:
-                plans.append(_any(rare[:n]))
+        A title that shares no word with a record is no candidate of it. With the cited first
+        author and year, first the records of that first author and year (±1) whose title
+        begins or ends with the same word as the cited one (stopwords left out; see
+        :func:`~citeaudit.mirror.rows.author_year_words`): a title with one word wrong still
+        finds its record. Then every record that has one of the title's rarest words, while
+        those words are rare enough (at most _RARE_CAP records together): with two or three of
+        them, a record with any word of the title wrong is still found, and nothing else is
+        looked up. Otherwise (a title of common words), as the budget allows: the records that
+        have all of the title's rarest words (as many as make them rare together, at most
+        _WORDS); with the first author alone, that author's records that have them; and those
+        that have all of them but one (one word wrong). Ties (more records than a bound) go to
+        the first records in the mirror."""
+        plans: list[Plan] = []
+        author = cited_surname(query.first_author or "")
+        token = f"_{author}" if author else ""
+        if token and query.year is not None and content:
+            keys = [
+                k
+                for y in (query.year - 1, query.year, query.year + 1)
+                for k in author_year_words(author, y, content)
+            ]
+            plans.append((_any(keys), _AND_CAP, 0))
+        df = self._frequencies([*words, token] if token else words)
+        known = sorted((w for w in words if w in df), key=lambda w: (df[w], w))
+        if not known:
+            return plans, set()
+        top = known[:_WORDS]
+        rare, total = 0, 0
+        for word in top[:3]:
+            if total + df[word] > _RARE_CAP:
                 break
-        else:
-            top = rare[:6]
-            plans.append(_all(top))
-            if len(top) > 2:
-                plans.append(" OR ".join(f"({_all(top[:i] + top[i + 1 :])})" for i in range(len(top))))
-        surname = query_words(query.first_author or "")
-        if surname:
-            plans.append(f"names : {_quote(surname[-1])} AND {_any(rare[:3])}")
-        return plans
+            rare, total = rare + 1, total + df[word]
+        if rare:
+            plans.append((_any(top[:rare]), _RARE_CAP, 0))
+            if rare > 1:
+                return plans, set(known)
+        rest = top[rare:]  # with one rare word: the records without it have the others
+        if not rest:
+            return plans, set(known)
+        size = self._records()
+        every = _rare_together(rest, df, size)
+        if len(every) > 1:
+            plans.append((_all(every), _AND_CAP, df[every[0]] * (len(every) - 1)))
+        if token in df and query.year is None:
+            steps = min(df[token], df[every[0]])
+            plans.append((f"{_quote(token)} AND {_all(every)}", _AND_CAP, steps * len(every)))
+        seen = {tuple(every)}
+        for word in every if len(every) > 1 else ():
+            others = _rare_together([w for w in rest if w != word], df, size)
+            if len(others) > 1 and tuple(others) not in seen:
+                seen.add(tuple(others))
+                plans.append((_all(others), _AND_CAP, df[others[0]] * (len(others) - 1)))
+        return plans, set(known)
+
+    def _match(self, expression: str, cap: int) -> list[Found]:
+        """The first ``cap`` records (by id) that the index expression matches."""
+        rows: list[Found] = self._connect().execute(_MATCH, (expression, cap)).fetchall()
+        return rows
+
+    def _records(self) -> int:
+        row = self._connect().execute("SELECT value FROM meta WHERE key = 'records'").fetchone()
+        return max(int(row[0]), 1) if row else 1
+
+    def _settles(self, query: WorkQuery, exact: str, known: set[str], row: Found) -> bool:
+        """Whether a record read so far settles the look-up: its title is the exact title, or has
+        every word of the cited title that the mirror knows, and it agrees with the cited first
+        author and year (those cited), so no further record would be a better candidate."""
+        _, fmt, _, norm, names, year = row
+        if fmt not in self.formats:
+            return False
+        if query.year is not None and year != query.year:
+            return False
+        if query.first_author:
+            author = query_words(query.first_author)
+            if author and author[-1] not in names.split("|", 1)[0].split():
+                return False
+        if norm == exact or norm.startswith(exact + " "):
+            return True
+        return bool(known) and known <= set(norm.split())
 
     def _search(self, query: WorkQuery, limit: int) -> list[Candidate]:
         conn = self._connect()
@@ -365,16 +517,21 @@ class SqliteMirror(SearchIndex):
         words = content_words(query.title)
         if not words or limit < 1:
             return []
-        rows: dict[int, tuple[Any, ...]] = {}
-        for expression in self._plan(query, words):
-            for row in conn.execute(
-                "SELECT r.id, r.format, r.key, r.norm, r.names, r.year FROM fts CROSS JOIN records r "
-                "ON r.id = fts.rowid WHERE fts MATCH ? LIMIT ?",
-                (expression, _CAP),
-            ):
-                rows.setdefault(row[0], row)
+        exact = " ".join(title)
+        found: dict[int, Found] = {r[0]: r for r in conn.execute(_EXACT, (title_hash(exact), _EXACT_CAP))}
+        if not any(self._settles(query, exact, set(), r) for r in found.values()):
+            spent = 0
+            plans, known = self._plan(query, words, [w for w in title if w not in STOPWORDS])
+            for expression, cap, cost in plans:
+                if spent + cost > _BUDGET:
+                    continue  # a later, cheaper one may still fit
+                spent += cost
+                new = [r for r in self._match(expression, cap) if r[0] not in found]
+                found.update((r[0], r) for r in new)
+                if any(self._settles(query, exact, known, r) for r in new):
+                    break
         scored: list[Scored] = []
-        for rowid, fmt, key, norm, names, year in rows.values():
+        for rowid, fmt, key, norm, names, year in found.values():
             if fmt in self.formats:
                 s = score(query, title, rowid, fmt, key, norm, names, year)
                 if s is not None:
@@ -388,11 +545,24 @@ class SqliteMirror(SearchIndex):
         )
         out = []
         for s in best:
-            raw = json.loads(data[s.rowid])
+            raw = orjson.loads(data[s.rowid])
             arxiv = raw.pop("_arxiv", None)
             _, fmt, key = s.sort_key
             out.append(Candidate(f"mirror:{fmt}", key, Record.from_json(raw), arxiv))
         return out
+
+
+def _rare_together(words: Sequence[str], df: Mapping[str, int], size: int) -> list[str]:
+    """The fewest of the rarest words (at least two, at most _WORDS) that few records have all
+    of (fewer than one expected, were the words independent)."""
+    out: list[str] = []
+    expected = float(size)
+    for word in words[:_WORDS]:
+        out.append(word)
+        expected *= df[word] / size
+        if len(out) > 1 and expected < 1:
+            break
+    return out
 
 
 def open_mirror(path: Path, formats: Sequence[str] | None = None) -> SqliteMirror:
@@ -401,13 +571,14 @@ def open_mirror(path: Path, formats: Sequence[str] | None = None) -> SqliteMirro
     return SqliteMirror(path, formats)
 
 
-def mirror_status(path: Path) -> tuple[list[SourceState], dict[str, int], int]:
-    """Every dump file's progress, the records by format and the bytes on disk of the mirror at
-    ``path`` (read-only)."""
+def mirror_status(path: Path) -> tuple[list[SourceState], dict[str, int], int, bool]:
+    """Every dump file's progress, the records by format, the bytes on disk of the mirror at
+    ``path`` and whether its index is built (read-only)."""
     index = SqliteMirror(path)
     conn = index._connect()
     rows = conn.execute(f"SELECT {_SOURCE_COLUMNS} FROM sources ORDER BY format, name").fetchall()
     counts = dict(conn.execute("SELECT format, count(*) FROM records GROUP BY format ORDER BY format"))
+    ready = conn.execute("SELECT value FROM meta WHERE key = 'index'").fetchone() == ("ready",)
     size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
     conn.close()
-    return [_state(r) for r in rows], counts, size
+    return [_state(r) for r in rows], counts, size, ready
