@@ -104,6 +104,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     bib = WORK / "dev_without_identifier.bib"
     bib.write_text(_bib(audited), "utf-8")
     out = WORK / "report.json"
+    (WORK / "cache").mkdir(exist_ok=True)  # empty: the mirror alone is searched
     started = time.perf_counter()
     checked = _citeaudit("check", str(bib), "--offline", "--mirror", str(mirror), "--indexes", "",
                          "--judge", "none", "--cache", str(WORK / "cache"), "--out", str(out))  # fmt: skip

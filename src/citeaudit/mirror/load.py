@@ -81,7 +81,7 @@ def _same(dump: DumpFile, size: int, mtime: int) -> bool:
 #: Units a reader hands the writer at a time (or fewer, when a batch is smaller).
 _CHUNK = 1000
 #: Chunks taken in from each reader ahead of the writer (a commit lasts a while: the readers go on).
-_QUEUED = 12
+_QUEUED = 4
 #: Reader processes of an import, while this one writes: each reads every file and normalises its
 #: share of the chunks (reading is cheaper than normalising). Two on two cores (the writer and two
 #: readers keep both busy, also when other work shares them), three on more.

@@ -260,7 +260,11 @@ class SqliteStore(MirrorStore):
         conn.execute("BEGIN")
         try:
             if self._meta("record_indexes") == "later":
-                self._index_records()
+                conn.execute("PRAGMA cache_size=-8192")  # the sort's memory too: bounded whatever the size
+                try:
+                    self._index_records()
+                finally:
+                    conn.execute("PRAGMA cache_size=-32768")
             conn.execute("DELETE FROM terms")
             conn.execute(  # the words and the first authors' surnames (not with the year and a word)
                 "INSERT INTO terms(term, df) SELECT term, doc FROM fts_vocab "
@@ -495,9 +499,10 @@ class SqliteMirror(SearchIndex):
         return max(int(row[0]), 1) if row else 1
 
     def _settles(self, query: WorkQuery, exact: str, known: set[str], row: Found) -> bool:
-        """Whether a record read so far settles the look-up: its title is the exact title, or has
-        every word of the cited title that the mirror knows, and it agrees with the cited first
-        author and year (those cited), so no further record would be a better candidate."""
+        """Whether a record read so far settles the look-up: it agrees with the cited first author
+        and year (those cited), and its title is the exact title, or has every word of the cited
+        title that the mirror knows (with both the author and the year cited: all but one), so no
+        further record would be a better candidate."""
         _, fmt, _, norm, names, year = row
         if fmt not in self.formats:
             return False
@@ -509,7 +514,14 @@ class SqliteMirror(SearchIndex):
                 return False
         if norm == exact or norm.startswith(exact + " "):
             return True
-        return bool(known) and known <= set(norm.split())
+        if not known:
+            return False
+        missing = len(known - set(norm.split()))
+        # With the first author and the year agreeing, a record without one of the words (the one
+        # cited wrong) settles it too.
+        return missing == 0 or (
+            missing == 1 and len(known) > 2 and bool(query.first_author) and query.year is not None
+        )
 
     def _search(self, query: WorkQuery, limit: int) -> list[Candidate]:
         conn = self._connect()
