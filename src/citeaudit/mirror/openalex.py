@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
-from citeaudit.mirror.reading import dump_files, json_lines, read_errors
-from citeaudit.mirror.rows import row_of
+from citeaudit.mirror.interface import DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
+from citeaudit.mirror.jsonlines import record_rows, record_units
+from citeaudit.mirror.reading import dump_files
 from citeaudit.resolve.fields import split_name
 from citeaudit.resolve.interface import Author, Record
 
@@ -114,20 +114,9 @@ def record(work: Any) -> Unit:
     return MirrorRecord(FORMAT, key, rec, None, date[:10] if isinstance(date, str) else "")
 
 
-_UNREADABLE = "a line longer than the limit or not valid JSON"
-
-
 def units(dump: DumpFile, skip: int, max_record_bytes: int) -> Iterator[Unit]:
-    with read_errors(dump.name), dump.open() as stream:
-        for line in json_lines(stream, skip, max_record_bytes):
-            yield record(line) if line is not None else Skip(_UNREADABLE)
+    return record_units(dump, skip, max_record_bytes, record)
 
 
 def rows(dump: DumpFile, skip: int, max_record_bytes: int, keep: Keep | None = None) -> Iterator[RowUnit]:
-    with read_errors(dump.name), dump.open() as stream:
-        for line in json_lines(stream, skip, max_record_bytes, keep):
-            if line is PASSED:
-                yield PASSED
-                continue
-            unit = record(line) if line is not None else Skip(_UNREADABLE)
-            yield unit if isinstance(unit, Skip) else row_of(unit)
+    return record_rows(dump, skip, max_record_bytes, record, keep)
