@@ -117,7 +117,7 @@ def _write_bib(n: int, path: Path, count: int = 500) -> None:
     sys.path.insert(0, str(ROOT))
     from tests.mirror.dumps import works
 
-    entries = []
+    entries: list[str] = []
     for w in works(n):
         if w.i % max(n // count, 1) or len(entries) == count:
             continue

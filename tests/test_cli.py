@@ -388,6 +388,33 @@ def test_an_output_named_for_another_format_is_refused(seed: Path) -> None:
     assert ok.code == 1, ok.stderr
 
 
+def test_markdown_is_another_name_of_md(seed: Path) -> None:
+    md = run_cli("check", "claims.json", "--offline", "--format", "md", "--output", "a.md")
+    markdown = run_cli("check", "claims.json", "--offline", "--format", "markdown", "--output", "b.md")
+    assert (md.code, markdown.code) == (1, 1)
+    assert (seed / "a.md").read_bytes() == (seed / "b.md").read_bytes()
+    rendered = run_cli("render", "report.json", "--format", "markdown", "--output", "c.markdown")
+    assert rendered.code == 0, rendered.stderr
+    assert (seed / "c.markdown").read_bytes() == (seed / "a.md").read_bytes()
+    unknown = run_cli("render", "report.json", "--format", "mdown")
+    assert unknown.code == 2
+    assert unknown.stderr.strip() == (
+        "citeaudit: error: usage: argument --format: invalid choice: 'mdown' (choose from 'json', 'md', "
+        "'sarif', 'junit', 'html', 'markdown') (see 'citeaudit render --help')"
+    )
+
+
+def test_render_refuses_an_output_named_for_another_format(seed: Path) -> None:
+    assert run_cli("check", "claims.json", "--offline", "--out", "report.json").code == 1
+    result = run_cli("render", "report.json", "--format", "html", "--output", "report.md")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.strip() == (
+        "citeaudit: error: --output report.md: .md names Markdown, but --output writes HTML there "
+        "(render writes the format that --format names into --output)"
+    )
+    assert not (seed / "report.md").exists()
+
+
 def test_an_output_that_cannot_be_written_leaves_the_report_as_it_was(seed: Path) -> None:
     (seed / "report.json").write_text("before", "utf-8")
     result = run_cli(

@@ -56,6 +56,7 @@ PARSER = {
     "citeaudit.cli.batch",
     "citeaudit.cli.cache",
     "citeaudit.cli.check",
+    "citeaudit.cli.completion",
     "citeaudit.cli.common",
     "citeaudit.cli.evaluate",
     "citeaudit.cli.feedback",

@@ -22,6 +22,7 @@ from citeaudit.cli import (
     batch,
     cache,
     check,
+    completion,
     evaluate,
     feedback,
     fetch,
@@ -76,6 +77,7 @@ def build_parser() -> Parser:
     judge.add_parser(commands)
     review.add_parser(commands)
     mirror.add_parsers(commands)
+    completion.add_parser(commands)
     return parser
 
 

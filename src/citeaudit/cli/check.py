@@ -38,7 +38,7 @@ from citeaudit.cli.common import (
     write_file,
 )
 from citeaudit.errors import ConfigError
-from citeaudit.report.formats import RenderContext, ReportFormat
+from citeaudit.report.formats import FORMAT_CHOICES, RenderContext, ReportFormat
 
 if TYPE_CHECKING:
     from citeaudit.config import Config
@@ -83,7 +83,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     add_format_options(
         check,
-        [f.value for f in ReportFormat],
+        FORMAT_CHOICES,
         help="also render the report in this format (to --output, or standard output)",
     )
     add_judge_options(check)
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         )
     refuse_mismatched_extension(None if to_stdout else config.out, "json", "--out")
     if args.format:
-        refuse_mismatched_extension(args.output, args.format, "--output")
+        refuse_mismatched_extension(args.output, ReportFormat(args.format).value, "--output")
     check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
     from citeaudit.formats.interface import needs_registry_cache

@@ -378,7 +378,9 @@ WHICH_FLAG_WRITES_WHAT = (
 )
 
 
-def refuse_mismatched_extension(path: Path | None, fmt: str, flag: str) -> None:
+def refuse_mismatched_extension(
+    path: Path | None, fmt: str, flag: str, hint: str = WHICH_FLAG_WRITES_WHAT
+) -> None:
     """Stop before ``flag`` writes ``fmt`` into a file whose extension names another format
     (``--format html --out report.html`` wrote the JSON report into report.html). SARIF is JSON:
     ``.sarif.json`` and ``.json`` are SARIF's names too."""
@@ -389,7 +391,7 @@ def refuse_mismatched_extension(path: Path | None, fmt: str, flag: str) -> None:
         return
     raise ConfigError(
         f"{flag} {path}: {path.suffix} names {_FORMAT_NAMES[named]}, but {flag} writes "
-        f"{_FORMAT_NAMES.get(fmt, fmt)} there ({WHICH_FLAG_WRITES_WHAT})"
+        f"{_FORMAT_NAMES.get(fmt, fmt)} there ({hint})"
     )
 
 

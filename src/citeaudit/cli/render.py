@@ -13,15 +13,16 @@ from citeaudit.cli.common import (
     EXIT_ERRORS,
     Parser,
     add_format_options,
+    refuse_mismatched_extension,
     refuse_to_overwrite,
     write_file,
 )
 from citeaudit.errors import InputError
-from citeaudit.report.formats import FORMAT_NAMES, RenderContext, ReportFormat
+from citeaudit.report.formats import FORMAT_CHOICES, FORMAT_NAMES, RenderContext, ReportFormat
 
 __all__ = ["add_parsers", "emit", "run_render", "run_stats"]
 
-FORMATS = [f.value for f in ReportFormat]
+FORMATS = FORMAT_CHOICES
 STATS_FORMATS = ["table", "json", "prometheus"]
 
 
@@ -78,8 +79,11 @@ def run_render(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.util.jsonload import read_input
 
     refuse_to_overwrite(args.output, args.report, args.input)
-    report = load_report(args.report)
     fmt = ReportFormat(args.format)
+    refuse_mismatched_extension(
+        args.output, fmt.value, "--output", "render writes the format that --format names into --output"
+    )
+    report = load_report(args.report)
     data = render(fmt, report, context_for(report, args.input))
     if args.verify is not None:
         artifact = read_input(args.verify)

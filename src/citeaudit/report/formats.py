@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["FORMAT_NAMES", "RenderContext", "ReportFormat", "canonical_bytes", "render"]
+__all__ = [
+    "FORMAT_ALIASES",
+    "FORMAT_CHOICES",
+    "FORMAT_NAMES",
+    "RenderContext",
+    "ReportFormat",
+    "canonical_bytes",
+    "render",
+]
 
 
 class ReportFormat(StrEnum):
@@ -18,6 +26,16 @@ class ReportFormat(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     HTML = "html"
+
+    @classmethod
+    def _missing_(cls, value: object) -> ReportFormat | None:
+        return FORMAT_ALIASES.get(value) if isinstance(value, str) else None
+
+
+# Other names a format is asked for by: ``--format markdown`` is ``--format md``.
+FORMAT_ALIASES: dict[str, ReportFormat] = {"markdown": ReportFormat.MARKDOWN}
+# What --format accepts: the formats' own names, then the aliases.
+FORMAT_CHOICES: list[str] = [f.value for f in ReportFormat] + list(FORMAT_ALIASES)
 
 
 # What each format is called in help texts and the README.
