@@ -74,6 +74,10 @@ def test_no_snapshot_is_could_not_check(seed: Path) -> None:
     (seed / "sources" / "10.0000_demo.1.txt").unlink()
     assert run_cli("check", _only(seed, "c1"), "--offline").code == 3
     assert _report()["results"][0]["errors"] == ["E_NO_SNAPSHOT"]
+    assert _report()["results"][0]["findings"][0]["message"] == (
+        "no text snapshot of the cited work to search the quote in: add the work's text (a PDF, HTML or "
+        "text file) with `citeaudit snapshot FILE --doi 10.0000/demo.1`"
+    )
 
 
 def test_corrupt_cache_entry_is_could_not_check(seed: Path) -> None:

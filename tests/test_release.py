@@ -18,9 +18,12 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.timeout(600)
+# Measured at about 20 s with a warm pip cache, about 35 s on one core; every subprocess below
+# has its own timeout, and the whole module fails by name after 300 s.
+pytestmark = pytest.mark.timeout(300)
 
-# Files read at run time from beside the modules: a wheel without one installs and then fails.
+# Files read at run time from beside the modules (importlib.resources): a wheel without one
+# installs and then fails. Every other file beside the modules must be in the wheel too.
 PACKAGE_DATA = (
     "citeaudit/py.typed",
     "citeaudit/report/templates/report.html.j2",
@@ -35,7 +38,7 @@ PACKAGE_DATA = (
 )
 
 
-def _run(*args: str | Path, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+def _run(*args: str | Path, cwd: Path, timeout: int = 60) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "CITEAUDIT_", "VIRTUAL_ENV"))}
     return subprocess.run(
         [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
@@ -45,7 +48,7 @@ def _run(*args: str | Path, cwd: Path, timeout: int = 300) -> subprocess.Complet
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    done = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT, cwd=out)
+    done = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT, cwd=out, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     return out
 
@@ -68,7 +71,7 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--quiet",
         "--disable-pip-version-check",
     ]
-    deps = _run(*pip, *core, cwd=venv, timeout=400)
+    deps = _run(*pip, *core, cwd=venv, timeout=200)
     assert deps.returncode == 0, deps.stderr[-2000:]
     own = _run(*pip, "--no-deps", wheel, cwd=venv)
     assert own.returncode == 0, own.stderr[-2000:]
@@ -90,6 +93,14 @@ def test_the_wheel_holds_the_package_data_and_both_entry_points(dist: Path) -> N
         (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
         scripts = z.read(entry_points).decode("utf-8")
     assert sorted(set(PACKAGE_DATA) - names) == []
+    package = ROOT / "src"
+    beside = {
+        f.relative_to(package).as_posix()
+        for f in (package / "citeaudit").rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts
+    }
+    assert set(PACKAGE_DATA) <= beside  # the list above names files that exist
+    assert sorted(beside - names) == []  # every module and every data file beside them
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/")) or "__pycache__" in n]
     assert "citeaudit = citeaudit.cli:main_entry" in scripts
     assert "citeaudit-hook = citeaudit.cli.hook:main_entry" in scripts
@@ -101,9 +112,10 @@ def test_the_installed_wheel_runs_the_demo_the_learned_judge_and_the_html_report
     work = tmp_path / "seed000"
     shutil.copytree(ROOT / "examples" / "seed000", work)
     python, citeaudit = installed / "bin" / "python", installed / "bin" / "citeaudit"
-    where = _run(python, "-c", "import citeaudit; print(citeaudit.__file__)", cwd=tmp_path)
-    assert Path(where.stdout.strip()).is_relative_to(installed), where.stdout + where.stderr
-    assert not Path(where.stdout.strip()).is_relative_to(ROOT)
+    where = _run(python, "-c", "import citeaudit, sys; print(citeaudit.__file__, *sys.path)", cwd=tmp_path)
+    module, *path = where.stdout.split()
+    assert Path(module).is_relative_to(installed), where.stdout + where.stderr
+    assert not [p for p in path if Path(p).is_relative_to(ROOT)], path  # no source tree on the path
 
     demo = _run(citeaudit, "check", "claims.json", "--offline", "--out", "report.json", cwd=work)
     assert demo.returncode == 1, demo.stderr
@@ -115,6 +127,12 @@ def test_the_installed_wheel_runs_the_demo_the_learned_judge_and_the_html_report
     )
     assert learned.returncode in (1, 6), learned.stderr
     assert '"judge":"learned/sha256:' in (work / "judged.json").read_text("utf-8")
+
+    hook = _run(installed / "bin" / "citeaudit-hook", "claims.json", cwd=work)  # the second entry point
+    assert hook.returncode == 1, hook.stderr
+    completion = _run(citeaudit, "completion", "bash", cwd=work)
+    assert completion.returncode == 0, completion.stderr
+    assert "_shtab_citeaudit" in completion.stdout
 
     # The same reports, byte for byte, as the source tree's: nothing the wheel lacks changes them.
     here = tmp_path / "from-source"

@@ -168,6 +168,11 @@ def test_a_quote_is_checked_in_the_snapshot_of_the_matched_doi(here: Path, mirro
     codes = _codes(report)
     assert codes["c1"] == ["I_MATCHED_BY_SEARCH"]
     assert "E_NO_SNAPSHOT" in codes["c2"]
+    (missing,) = [f for f in report["results"][1]["findings"] if f["code"] == "E_NO_SNAPSHOT"]
+    assert missing["message"] == (
+        "no text snapshot of the cited work to search the quote in: its record has no DOI, and snapshots "
+        "are kept by DOI"
+    )
 
 
 @pytest.mark.timeout(120)

@@ -210,13 +210,27 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
 
 
 def _record_summary(record: Record) -> dict[str, Any]:
-    return {
+    """What the report keeps of the record: the fields its readers compare the citation with.
+    The authors as the checks name them (``Family, Given``), at most 20 of them (a work can have
+    thousands; ``authors_total`` says how many there are when more); the first author is the one
+    the record marks first, else the first listed, as the first-author check reads it."""
+    from citeaudit.checks.metadata import display_author  # beside display_title, imported above
+
+    shown = 20
+    authors = record.authors
+    first = next((a for a in authors if a.sequence == "first"), authors[0] if authors else None)
+    summary: dict[str, Any] = {
         "agency": record.agency,
+        "authors": [display_author(a) for a in authors[:shown]],
         "doi": record.doi or None,  # a record found by search may have none
+        "first_author": display_author(first) if first is not None else None,
         "title": display_title(record),
         "type": record.type,
         "years": dict(record.years),
     }
+    if len(authors) > shown:
+        summary["authors_total"] = len(authors)
+    return summary
 
 
 class _Context:
@@ -298,7 +312,7 @@ class _Context:
                 quote_findings, location = [unreadable], None
             else:
                 quote_findings, location = check_quote(
-                    citation.quote, snapshot, self.settings.min_quote_length, make
+                    citation.quote, snapshot, self.settings.min_quote_length, make, doi=snapshot_key or ""
                 )
             lines, excerpt = _place(snapshot, location)
             out.append(

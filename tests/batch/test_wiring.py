@@ -30,6 +30,10 @@ def test_the_driver_s_unavailable_answers_reach_the_worker(tmp_path: Path) -> No
     assert answers["10.1000/down"] == down
     assert answers["10.1000/other"].status is ResolutionStatus.UNAVAILABLE
     assert answers["10.1000/other"].code == "E_NOT_CACHED"
+    assert answers["10.1000/other"].reason == (
+        "offline and not in the cache: run `citeaudit fetch` on this input online (same --cache) "
+        "to pin the registry's answer"
+    )
 
 
 def test_the_store_is_read_only_and_needs_a_scope(tmp_path: Path) -> None:

@@ -60,6 +60,16 @@ def test_too_short_absent_and_no_snapshot() -> None:
     assert [f.code for f in check_quote("x" * 40, None, 30, MAKE)[0]] == ["E_NO_SNAPSHOT"]
 
 
+def test_no_snapshot_says_how_to_add_one() -> None:
+    missing = "no text snapshot of the cited work to search the quote in"
+    messages = [check_quote("x" * 40, None, 30, MAKE, doi=doi)[0][0].message for doi in ("10.1/x", None, "")]
+    assert messages == [
+        f"{missing}: add the work's text (a PDF, HTML or text file) with `citeaudit snapshot FILE --doi 10.1/x`",
+        f"{missing}: add the work's text (a PDF, HTML or text file) with `citeaudit snapshot FILE --doi DOI`",
+        f"{missing}: its record has no DOI, and snapshots are kept by DOI",
+    ]
+
+
 def test_minimum_length_is_configurable() -> None:
     assert check_quote("хранится", Snapshot(TEXT), 5, MAKE)[0] == []
 

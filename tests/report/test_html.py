@@ -82,7 +82,8 @@ def test_seed000_view_compares_quotes_and_fixes() -> None:
         ["identifier", "10.0000/demo.1", "10.0000/demo.1", False],
         ["title", "Demo Paper on Retrieval Grounding", "Demo Paper on Retrieval Grounding", False],
         ["year", "2023", "2024", True],
-        ["first author", "Ivanova", "", False],
+        ["first author", "Ivanova", "Ivanova", False],  # the record's authors are in the report
+        ["authors", "", "Ivanova; Petrov", False],
     ]
     assert c2["fix"] == '{"year": 2024}'
     assert c2["path"] == "$.claims[1].citations[0]"
@@ -95,7 +96,11 @@ def test_seed000_view_compares_quotes_and_fixes() -> None:
     assert [f[:2] for f in c2["findings"]] == [["error", "E_YEAR_MISMATCH"], ["error", "E_QUOTE_NOT_FOUND"],
                                               ["error", "E_NUMBER_UNSUPPORTED:3"]]  # fmt: skip
     c3 = _citation(view, "c3")
-    assert (c3["held"], c3["fix"], c3["status"]) == ("registry (no answer)", None, "could_not_check")
+    assert (c3["held"], c3["fix"], c3["status"]) == (
+        "registry (no record was available)",
+        None,
+        "could_not_check",
+    )
     c4 = next(c for c in view["claims"] if c["id"] == "c4")
     assert c4["citations"][0]["id"] is None
     assert c4["codes"] == ["E_UNCITED"]
@@ -231,3 +236,104 @@ def test_every_feature_of_the_learned_judge_has_plain_words() -> None:
     ]
     assert reason_words("newer_feature=2.00 (-1.00)") == ["newer feature: 2 (against support)"]
     assert reason_words(None) == []
+
+
+def test_the_record_summary_names_the_authors_and_the_first_of_them() -> None:
+    from citeaudit.core import _record_summary
+    from citeaudit.report.read import checked_report
+    from citeaudit.resolve.interface import Author, Record
+
+    report = _golden_report("seed000")
+    record = report["results"][0]["record"]
+    assert (record["authors"], record["first_author"]) == (["Ivanova", "Petrov"], "Ivanova")
+    assert checked_report(report, "expected.json") is report  # the report schema takes the new fields
+    # The author the record marks first, in the checks' "Family, Given"; a long list kept short.
+    authors = tuple(Author(family=f"F{i}", given="G", sequence="additional") for i in range(30))
+    authors = (*authors[:3], Author(family="Ivanova", given="Anna", sequence="first"), *authors[3:])
+    summary = _record_summary(Record(doi="10.1/x", agency="crossref", titles=("T",), authors=authors))
+    assert summary["first_author"] == "Ivanova, Anna"
+    assert summary["authors"][:5] == ["F0, G", "F1, G", "F2, G", "Ivanova, Anna", "F3, G"]
+    assert (len(summary["authors"]), summary["authors_total"]) == (20, 31)
+    assert _record_summary(Record(doi="10.1/y", agency="crossref"))["first_author"] is None
+    assert "authors_total" not in _record_summary(Record(doi="10.1/y", agency="crossref"))
+
+
+def test_the_registry_column_shows_the_records_authors() -> None:
+    from citeaudit.report import html
+
+    row = _golden_report("seed000")["results"][1]
+    row["record"] |= {"authors": ["Ivanova, Anna", "Petrov, P."], "authors_total": 52}
+    held, rows = html._compare(row, {})
+    assert held == "registry"
+    assert ["first author", "Ivanova", "Ivanova", False] in rows
+    assert ["authors", "", "Ivanova, Anna; Petrov, P. and 50 more", False] in rows
+
+
+@pytest.mark.parametrize(
+    ("message", "plain"),
+    [
+        ("the title differs from the seed-cache record's", "the title differs from the cached record's"),
+        ("the crossref record gives no year, so the cited year was not compared",
+         "the Crossref record gives no year, so the cited year was not compared"),
+        ("a book is cited, but the datacite record is a dataset", "a book is cited, but the DataCite record is a dataset"),
+        ("the quote does not occur in the snapshot, even after normalisation",
+         "the quote does not occur in the saved source text, even after normalisation"),
+        ("the quote occurs 3 times in the snapshot; the first is reported",
+         "the quote occurs 3 times in the saved source text; the first is reported"),
+        ("run `citeaudit snapshot FILE --doi 10.1/x`", "run `citeaudit snapshot FILE --doi 10.1/x`"),
+    ],
+)  # fmt: skip
+def test_finding_messages_in_a_readers_words(message: str, plain: str) -> None:
+    from citeaudit.report.html import plain_message
+
+    assert plain_message(message) == plain
+
+
+def test_no_internal_words_on_the_page(tmp_path: Path) -> None:
+    html = audit_html(tmp_path, 16).read_bytes()
+    view = _data(html)
+    title = _citation(view, "c00002")
+    assert ["error", "E_TITLE_MISMATCH", "the title differs from the cached record's", ""] in title[
+        "findings"
+    ]
+    for word in (b"seed-cache", b"snapshot", b"review: ", b"pinned", b"Deterministic", b"semantic verdict"):
+        assert word not in html, word
+
+
+def test_a_claim_nobody_reviewed_says_so() -> None:
+    from citeaudit.report.html import review_words
+
+    view = report_view(_golden_report("seed000"))
+    assert [(c["id"], c["review"]) for c in view["claims"]] == [
+        ("c1", "not reviewed"), ("c2", "not reviewed"), ("c3", "not reviewed"), ("c4", "not reviewed")
+    ]  # fmt: skip
+    assert review_words("supported", True) == "reviewed: supported"
+    assert review_words("insufficient", True) == "reviewed: not enough evidence"
+    assert review_words("invalid", True) is None  # reviewed, but the checks decide: the review is listed
+    assert review_words("pending_review", False) == "not reviewed"
+
+
+def test_a_quote_found_at_another_range_is_marked_found() -> None:
+    printed = _citation(report_view(_golden_report("seed003_printed_range")), "c1")
+    assert printed["quote"]["found_elsewhere"] == "verbatim at [25, 80)"
+    real = _citation(report_view(_golden_report("seed003_real_range")), "c1")
+    assert "found_elsewhere" not in real["quote"]
+
+
+def test_the_header_counts_claims_that_cite_nothing_apart(tmp_path: Path) -> None:
+    from citeaudit.report.html import counts_words
+
+    seed = _golden_report("seed000")
+    assert counts_words(seed) == (
+        "4 claims, 1 of which cites nothing · 3 citations checked: 1 passed, 1 failed, 1 could not be checked"
+    )
+    assert (
+        '<p class="counts" id="counts">4 claims, 1 of which cites nothing · 3 citations checked: 1 passed, '
+        "1 failed, 1 could not be checked · 5 errors, 0 warnings · citeaudit 0.1.0</p>"
+    ).encode() in render_html(seed)
+    mixed = json.loads((audit_html(tmp_path, 16).parent / "report.json").read_text("utf-8"))
+    assert counts_words(mixed) == (
+        "16 claims, 2 of which cite nothing · 14 citations checked: 4 passed, 8 failed, 2 could not be checked"
+    )
+    real = _golden_report("seed003_real_range")
+    assert counts_words(real) == "1 claim · 1 citation checked: 1 passed, 0 failed, 0 could not be checked"

@@ -7,6 +7,7 @@ seed 000 example and a 200-claim report are kept (see ``screenshots``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Iterator
@@ -475,3 +476,109 @@ def test_a_learned_verdict_marks_the_unsupported_words_and_says_what_moved_it(
     assert seen.outside_requests(url) == []
     assert seen.errors == []
     assert console == []  # no Content-Security-Policy refusal either
+
+
+def test_plain_words_review_and_counts_on_the_page(browser: Browser, mixed: Path) -> None:
+    page = Watched(browser, mixed.as_uri()).page
+    assert page.inner_text("#counts") == (
+        "200 claims, 25 of which cite nothing · 175 citations checked: 50 passed, 100 failed, "
+        "25 could not be checked · 150 errors, 0 warnings · citeaudit 0.1.0"
+    )
+    page.click("#expand-all")
+    assert page.inner_text("#claim-1 p.verdict-line") == (
+        "Kind: fact · not reviewed · verdict on support (a judge's opinion, not a check): not judged"
+    )
+    assert page.locator("#claim-2 ul.findings li").inner_text() == (
+        "ERROR E_TITLE_MISMATCH the title differs from the cached record's"
+    )
+    assert page.locator("#claim-0 table.compare tr").nth(4).inner_text().split("\t") == [
+        "first author", "Ivanova", "Ivanova"
+    ]  # fmt: skip
+    assert (
+        page.locator("#claim-0 table.compare caption").inner_text() == "What was cited, beside the registry"
+    )
+    body = page.inner_text("body")
+    for word in ("review: invalid", "seed-cache", "snapshot"):
+        assert word not in body, word
+
+
+def _decorations(locator: Any) -> list[str]:
+    return [str(d) for d in locator.evaluate_all("ms => ms.map(m => getComputedStyle(m).textDecorationLine)")]
+
+
+def test_a_quote_found_after_normalising_is_drawn_found(browser: Browser, mixed: Path) -> None:
+    page = Watched(browser, mixed.as_uri()).page
+    page.click("#expand-all")
+    found = page.locator("#claim-4 .quote")
+    assert found.locator("p.label").all_inner_texts() == [
+        "Quote as cited, found in the source after normalising letter case (the characters written "
+        "differently are underlined):",
+        "Found in the source at [0, 73), line 1, after normalising letter case:",
+    ]
+    assert found.locator("mark.del, mark.ins").count() == 0  # not drawn as a fabricated quote
+    assert found.locator("blockquote.cited mark.norm").count() > 0
+    assert "line-through" not in " ".join(_decorations(found.locator("mark")))
+    assert set(_decorations(found.locator("mark.norm"))) == {"underline"}
+    # Fabricated only when the quote is nowhere in the source: struck through.
+    missing = page.locator("#claim-3 .quote")
+    assert (
+        missing.locator("p.label").first.inner_text()
+        == "Quote as cited (the characters that differ are marked):"
+    )
+    assert set(_decorations(missing.locator("blockquote.cited mark.del"))) == {"line-through"}
+    # In the text, only not at the cited range: drawn as found, the text at the range marked.
+    moved = page.locator("#claim-7 .quote")
+    assert moved.locator("p.label").all_inner_texts() == [
+        "Quote as cited, found in the source verbatim at [25, 80), not at the cited range:",
+        "The text at the cited range [24, 79) (where it differs from the quote is marked):",
+    ]
+    assert moved.locator("blockquote.cited mark").count() == 0
+    assert moved.locator("blockquote.held mark.ins").count() > 0
+
+
+LONG_DOI = "10.0000/" + "a-very-long-identifier-without-breaks" * 6
+LONG_URL = "https://example.org/" + "section/" * 20 + "?query=" + "abcdefghij" * 20
+LONG_QUOTE = "unbroken" * 60
+
+
+def test_a_phone_wide_page_does_not_scroll_sideways(
+    browser: Browser, tmp_path: Path, screenshots: Path
+) -> None:
+    seed = json.loads((GOLDEN / "seed000" / "claims.json").read_text("utf-8"))["claims"]
+    claims = {"claims": [*seed,
+        {"id": "long-" + "x" * 60, "text": "Длинное утверждение " * 20, "citations": [
+            {"doi": LONG_DOI, "title": "T" * 200, "year": 2024, "first_author": "A" * 80, "quote": LONG_QUOTE}]},
+        {"id": "page", "text": "A claim citing a page.", "citations": [
+            {"url": LONG_URL, "title": "Page", "quote": LONG_QUOTE}]},
+        {"id": "quote", "text": "Метод снижает ошибки.", "citations": [
+            {"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding", "year": 2024,
+             "first_author": "Ivanova", "quote": LONG_QUOTE}]},
+    ]}  # fmt: skip
+    path = _html(tmp_path, claims)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(path.as_uri())
+    page.wait_for_selector("html[data-ready-ms]")
+    wide = (
+        "w => Array.from(document.querySelectorAll('body *'))"
+        ".filter(e => e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + '.' + e.className)"
+    )
+    for action in ("#collapse-all", "#expand-all"):
+        page.click(action)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, action
+        assert page.evaluate(wide, 390) == [], action
+    # The column headers stand apart (they overlapped), each of them on the screen.
+    boxes = []
+    for key in ("id", "text", "status", "verdict", "codes"):
+        box = page.locator(f"button[data-sort='{key}']").bounding_box()
+        assert box is not None
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= 390
+        boxes.append(box)
+    for a, b in itertools.pairwise(boxes):
+        assert a["x"] + a["width"] <= b["x"] or a["y"] + a["height"] <= b["y"]
+    assert LONG_DOI in page.inner_text("#claim-4")
+    page.screenshot(path=str(screenshots / "phone390.png"), full_page=True)
+    page.close()
+    # At a desktop width the claims are still one table row each.
+    wide_page = Watched(browser, path.as_uri()).page
+    assert wide_page.locator("#claim-0 tr.main").evaluate("r => getComputedStyle(r).display") == "table-row"

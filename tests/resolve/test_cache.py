@@ -127,4 +127,8 @@ def test_caching_resolver_stores_final_answers_only(tmp_path: Path) -> None:
 def test_offline_miss_is_not_cached(tmp_path: Path) -> None:
     answer = CachingResolver(DoiCache(tmp_path)).resolve_many(["10.1/x"])["10.1/x"]
     assert answer.code == "E_NOT_CACHED"
+    assert answer.reason == (
+        "offline and not in the cache: run `citeaudit fetch` on this input online (same --cache) "
+        "to pin the registry's answer"
+    )
     assert list(tmp_path.iterdir()) == []

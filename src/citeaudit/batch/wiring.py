@@ -79,7 +79,11 @@ class _KnownAnswers(Resolver):
         self.answers = answers
 
     def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
-        missing = Resolution.unavailable("E_NOT_CACHED", "offline and not in the cache")
+        missing = Resolution.unavailable(
+            "E_NOT_CACHED",
+            "offline and not in the cache: run `citeaudit fetch` on this input online (same --cache) "
+            "to pin the registry's answer",
+        )
         return {doi: self.answers.get(doi, missing) for doi in dois}
 
 

@@ -41,7 +41,13 @@ CATALOGUE: dict[str, CodeInfo] = {
             "The identifier is written in a form its kind does not define, read as the one it contains.",
         ),
         CodeInfo("E_DOI_NOT_FOUND", _E, _NR, "The registry answered that this DOI is not registered."),
-        CodeInfo("E_NOT_CACHED", _E, _UN, "Offline, and the cache holds no answer for this DOI."),
+        CodeInfo(
+            "E_NOT_CACHED",
+            _E,
+            _UN,
+            "Offline, and the cache holds no answer for this citation: run `citeaudit fetch` on the "
+            "input online to pin the answer in the cache.",
+        ),
         CodeInfo(
             "E_CACHE_CORRUPT", _E, _UN, "The cache entry for this DOI is unreadable and was not trusted."
         ),
@@ -114,7 +120,13 @@ CATALOGUE: dict[str, CodeInfo] = {
         ),
         # the quote in the pinned snapshot text
         CodeInfo("E_QUOTE_TOO_SHORT", _E, _WRONG, "The quote is shorter than the minimum length."),
-        CodeInfo("E_NO_SNAPSHOT", _E, _UN, "No text snapshot of the cited work to search the quote in."),
+        CodeInfo(
+            "E_NO_SNAPSHOT",
+            _E,
+            _UN,
+            "No text snapshot of the cited work to search the quote in: add the work's text with "
+            "`citeaudit snapshot FILE --doi DOI`.",
+        ),
         CodeInfo(
             "E_QUOTE_NOT_FOUND", _E, _WRONG, "The quote does not occur in the snapshot, even normalised."
         ),

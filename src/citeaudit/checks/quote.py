@@ -17,7 +17,7 @@ from citeaudit.locate import SourceText
 from citeaudit.model import Finding, Span
 from citeaudit.normalize import DASH_CHARS, INVISIBLE_CHARS, QUOTE_CHARS, normalize
 
-__all__ = ["check_quote", "quote_differences"]
+__all__ = ["check_quote", "no_snapshot_message", "quote_differences"]
 
 MAX_LISTED_OCCURRENCES = 20
 
@@ -67,16 +67,34 @@ def _repeated(make: FindingMaker, spans: list[Span], total: int) -> list[Finding
 
 
 def check_quote(
-    quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker
+    quote: str | None,
+    snapshot: SourceText | None,
+    min_length: int,
+    make: FindingMaker,
+    *,
+    doi: str | None = None,
 ) -> tuple[list[Finding], Span | None]:
     """Findings, and the span of the quote in the snapshot when it was found; display controls
-    in the quote are a finding of their own beside them."""
-    findings, span = _check_quote(quote, snapshot, min_length, make)
+    in the quote are a finding of their own beside them. ``doi``: the DOI a missing snapshot
+    would be kept by, for the command that adds it ("": the work has none; None: not known)."""
+    findings, span = _check_quote(quote, snapshot, min_length, make, doi)
     return (check_controls("quote", quote, make) + findings if quote else findings), span
 
 
+def no_snapshot_message(doi: str | None) -> str:
+    """What ``E_NO_SNAPSHOT`` says: what is missing and the command that adds it. Snapshots are
+    kept by DOI: ``doi`` is the work's ("" when it has none, None when it is not known)."""
+    missing = "no text snapshot of the cited work to search the quote in"
+    if doi == "":
+        return f"{missing}: its record has no DOI, and snapshots are kept by DOI"
+    return (
+        f"{missing}: add the work's text (a PDF, HTML or text file) with "
+        f"`citeaudit snapshot FILE --doi {doi or 'DOI'}`"
+    )
+
+
 def _check_quote(
-    quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker
+    quote: str | None, snapshot: SourceText | None, min_length: int, make: FindingMaker, doi: str | None
 ) -> tuple[list[Finding], Span | None]:
     if quote is None:
         return [make("I_QUOTE_ABSENT", "the citation gives no quote; no passage was verified")], None
@@ -90,7 +108,7 @@ def _check_quote(
             )
         ], None
     if snapshot is None:
-        return [make("E_NO_SNAPSHOT", "no text snapshot of the cited work to search the quote in")], None
+        return [make("E_NO_SNAPSHOT", no_snapshot_message(doi))], None
 
     spans, total = snapshot.find_exact(quote, MAX_LISTED_OCCURRENCES)
     if spans:

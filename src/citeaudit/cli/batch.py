@@ -25,6 +25,7 @@ from citeaudit.cli.common import (
     add_store_options,
     effective_config,
     positive,
+    refuse_report_name_for_directory,
 )
 from citeaudit.errors import ConfigError
 
@@ -32,7 +33,12 @@ if TYPE_CHECKING:
     from citeaudit.batch.wiring import WorkerSpec
     from citeaudit.config import Config
 
-__all__ = ["add_parser", "run"]
+__all__ = ["BATCH_WRITES_WHAT", "add_parser", "run"]
+
+BATCH_WRITES_WHAT = (
+    "batch --out DIR writes reports/part-NNNNN.jsonl, rejected.jsonl and summary.json into DIR; "
+    "check --out FILE writes one JSON report"
+)
 
 
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.batch.run import run_batch
     from citeaudit.parallel import available_cpus
 
+    refuse_report_name_for_directory(args.out, "--out", BATCH_WRITES_WHAT)
     config = effective_config(args)
     options = BatchOptions(
         inputs=tuple(args.inputs),

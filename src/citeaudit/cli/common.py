@@ -53,6 +53,8 @@ __all__ = [
     "input_format",
     "positive",
     "print_json",
+    "refuse_mismatched_extension",
+    "refuse_report_name_for_directory",
     "refuse_to_overwrite",
     "severity_pair",
     "write_file",
@@ -371,7 +373,15 @@ _EXTENSION_FORMATS = {
     ".html": "html",
     ".htm": "html",
 }
-_FORMAT_NAMES = {"json": "JSON", "md": "Markdown", "sarif": "SARIF", "junit": "JUnit XML", "html": "HTML"}
+_FORMAT_NAMES = {
+    "json": "JSON",
+    "md": "Markdown",
+    "sarif": "SARIF",
+    "junit": "JUnit XML",
+    "html": "HTML",
+    "table": "a text table",  # citeaudit stats
+    "prometheus": "Prometheus text",
+}
 WHICH_FLAG_WRITES_WHAT = (
     "--out FILE writes the JSON report; --format FORMAT --output FILE writes the report rendered "
     "as md, sarif, junit or html"
@@ -392,6 +402,17 @@ def refuse_mismatched_extension(
     raise ConfigError(
         f"{flag} {path}: {path.suffix} names {_FORMAT_NAMES[named]}, but {flag} writes "
         f"{_FORMAT_NAMES.get(fmt, fmt)} there ({hint})"
+    )
+
+
+def refuse_report_name_for_directory(path: Path, flag: str, hint: str) -> None:
+    """Stop before ``flag`` makes a directory named like one report file (``batch --out
+    report.json`` made a directory report.json). A directory already there is a run to resume."""
+    named = _EXTENSION_FORMATS.get(path.suffix.lower())
+    if named is None or path.is_dir():
+        return
+    raise ConfigError(
+        f"{flag} {path}: {path.suffix} names {_FORMAT_NAMES[named]}, but {flag} is a directory ({hint})"
     )
 
 

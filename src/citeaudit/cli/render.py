@@ -104,6 +104,9 @@ def run_stats(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.report.stats import Tally, to_json, to_prometheus, to_table
 
     refuse_to_overwrite(args.output, *args.reports)
+    refuse_mismatched_extension(
+        args.output, args.format, "--output", "stats writes the format that --format names into --output"
+    )
     tally = Tally()
     for path in args.reports:
         if path.is_dir():

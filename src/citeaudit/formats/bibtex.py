@@ -161,11 +161,40 @@ def _parts(value: str) -> list[str] | None:
         i += 1
 
 
-def _expand(value: str, macros: dict[str, str]) -> str | None:
-    """The text of a raw value, braces of its own kept (None: leave the value alone)."""
+# How much text ``@string`` macros may add: a macro defined as two copies of the one before it
+# doubles at each step, and 40 such lines (2 KB) would be a trillion characters. What macros and
+# ``#`` write out, all values together, is held to this many characters more than the input has.
+_EXPANSION_ALLOWANCE = 1_000_000
+
+
+class _ExpansionTooLarge(Exception):
+    """Raised by the concatenation middleware; ``line`` is the block's (0-based)."""
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+class _Budget:
+    """The characters expansion may still write (the input's length and the allowance)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, parts: list[str], macros: dict[str, str], line: int) -> None:
+        self.left -= sum(len(macros.get(p.lower(), p)) for p in parts)
+        if self.left < 0:
+            raise _ExpansionTooLarge(line)
+
+
+def _expand(value: str, macros: dict[str, str], budget: _Budget | None = None, line: int = 0) -> str | None:
+    """The text of a raw value, braces of its own kept (None: leave the value alone). The
+    text it writes is counted against ``budget`` before it is made."""
     parts = _parts(value)
     if parts is None:
         return None
+    if budget is not None:
+        budget.take(parts, macros, line)
     out = []
     for part in parts:
         if part[0] in '{"':
@@ -175,7 +204,7 @@ def _expand(value: str, macros: dict[str, str]) -> str | None:
     return "".join(out)
 
 
-def _concatenation_middleware() -> Any:
+def _concatenation_middleware(budget: _Budget) -> Any:
     from bibtexparser.library import Library
     from bibtexparser.middlewares.middleware import LibraryMiddleware
 
@@ -191,7 +220,7 @@ def _concatenation_middleware() -> Any:
         def transform(self, library: Library) -> Library:
             macros: dict[str, str] = {}
             for string in library.strings:
-                text = _expand(str(string.value), macros)
+                text = _expand(str(string.value), macros, budget, string.start_line or 0)
                 if text is not None:
                     macros[string.key.lower()] = text
                     string.value = "{" + text + "}"
@@ -202,7 +231,7 @@ def _concatenation_middleware() -> Any:
                     if isinstance(raw, str) and not (
                         raw and raw[0] in '{"' and _delimited(raw, 0) == len(raw)
                     ):
-                        text = _expand(raw, macros)
+                        text = _expand(raw, macros, budget, entry.start_line or 0)
                         if text is not None:
                             field.value = "{" + text + "}"
             return library
@@ -231,6 +260,25 @@ def _inherit(fields: dict[str, str], parent: dict[str, str]) -> dict[str, str]:
     return merged
 
 
+# A year of more digits is no year (and Python reads at most 4,300 digits as an integer).
+_MAX_YEAR_DIGITS = 18
+
+
+def _year(text: str) -> int | None:
+    """The year a field gives: decimal digits of any script (``٢٠٢٠`` is 2020), at most
+    :data:`_MAX_YEAR_DIGITS` of them; anything else is no year, as ``n.d.`` is. Not ``isdigit``:
+    ``"²".isdigit()`` is true, and ``int("²")`` a ValueError."""
+    if text.isdecimal() and len(text) <= _MAX_YEAR_DIGITS:
+        return int(text)
+    return None
+
+
+def _printable(text: str) -> str:
+    """The parser's reason as one printable line: a control or line-separator character of the
+    input (an entry key with ESC or U+2028 in it) written as its escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
     """The entry's identifier kind and value, and the handler's note on its form: its DOI, else
     its arXiv eprint."""
@@ -250,18 +298,35 @@ def parse_bibtex(text: str, name: str) -> Submission:
     from bibtexparser import parse_string  # type: ignore[attr-defined]  # re-exported, not in __all__
     from bibtexparser.middlewares import RemoveEnclosingMiddleware
 
-    stack = [_concatenation_middleware(), RemoveEnclosingMiddleware(allow_inplace_modification=True)]
-    library = parse_string(text, parse_stack=stack)
+    budget = _Budget(len(text) + _EXPANSION_ALLOWANCE)
+    stack = [_concatenation_middleware(budget), RemoveEnclosingMiddleware(allow_inplace_modification=True)]
+    try:
+        library = parse_string(text, parse_stack=stack)
+    except _ExpansionTooLarge as e:
+        problem = (
+            f"@string macros expand past the limit of {budget.limit} characters "
+            f"(the input's length and {_EXPANSION_ALLOWANCE} more)"
+        )
+        raise InputError(name, f"line {e.line + 1}", problem) from None
     if library.failed_blocks:
+        from bibtexparser.model import DuplicateFieldKeyBlock
+
         block = library.failed_blocks[0]
         reason = str(getattr(block.error, "abort_reason", "") or block.error or "").strip().rstrip(".")
-        problem = reason.splitlines()[0] if reason else "cannot parse this block"
+        if isinstance(block, DuplicateFieldKeyBlock):  # its own words name the library's attributes
+            keys = ", ".join(repr(k) for k in sorted(block.duplicate_keys))
+            reason = f"the entry gives a field twice: {keys}"
+        problem = _printable(reason.splitlines()[0]) if reason else "cannot parse this block"
         problem += f" (the block starting {(block.raw or '')[:40]!r})"
         raise InputError(name, f"line {(block.start_line or 0) + 1}", problem)
     claims = []
     seen: set[str] = set()
     by_key: dict[str, dict[str, str]] = {}
     for entry in library.entries:
+        if not entry.key.strip() or not entry.entry_type.strip():  # "@{,=}": a claim without an id
+            missing = "key" if entry.entry_type.strip() else "type"
+            problem = f"the entry has no {missing}: an entry is @type{{key, field = {{value}}, …}}"
+            raise InputError(name, f"line {(entry.start_line or 0) + 1}", problem)
         if entry.key in seen:
             raise InputError(
                 name, f"line {(entry.start_line or 0) + 1}", f"duplicate entry key {entry.key!r}"
@@ -282,8 +347,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
         if parent is not None and fields.get("crossref", "").strip().lower() in parents:
             fields = _inherit(fields, parent)
         title = _text(fields["title"]) if fields.get("title") else None
-        year_text = _plain(fields.get("year", ""))
-        year = int(year_text) if year_text.isdigit() else None
+        year = _year(_plain(fields.get("year", "")))
         authors = _authors(fields.get("author", ""), _text)
         truncated = bool(re.search(r"\band\s+others\s*$", fields.get("author", "")))
         identified = _identifier(fields)

@@ -8,6 +8,7 @@ format is one new module and one line in :data:`FORMATS`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
@@ -17,7 +18,13 @@ from typing import Any
 from citeaudit.errors import InputError
 from citeaudit.formats import native, seed002
 from citeaudit.model import Submission
-from citeaudit.util.jsonload import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, load_json_bytes, read_input
+from citeaudit.util.jsonload import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_DEPTH,
+    json_path,
+    load_json_bytes,
+    read_input,
+)
 
 __all__ = [
     "FORMATS",
@@ -77,8 +84,44 @@ def input_format_of(value: str | None) -> InputFormat | None:
     return InputFormat(value)
 
 
+# JSON can write half of a UTF-16 pair ("\ud800"); Python reads it as a string no UTF-8 can hold,
+# and the report, its digest and every output are UTF-8. A pair ("\ud83d\ude00") is one character.
+_SURROGATE_ESCAPE_RE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _shown(text: str) -> str:
+    quoted = repr(text)
+    return quoted if len(quoted) <= 40 else quoted[:37] + "..."
+
+
+def _lone_surrogate(document: Any, name: str) -> None:
+    """Refuse a key or a string value anywhere in the document that holds a lone surrogate (a
+    field no model reads strictly, as a citation's ``start``, would carry it into the report)."""
+    stack: list[tuple[Any, list[str | int]]] = [(document, [])]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE_RE.search(value):
+                problem = f"not valid Unicode text (a lone surrogate): {_shown(value)}"
+                raise InputError(name, json_path(path), problem)
+        elif isinstance(value, dict):
+            for key in reversed(list(value)):
+                if isinstance(key, str) and _SURROGATE_RE.search(key):
+                    problem = f"a key is not valid Unicode text (a lone surrogate): {_shown(key)}"
+                    raise InputError(name, json_path(path), problem)
+                stack.append((value[key], [*path, key]))
+        elif isinstance(value, list):
+            stack.extend((value[i], [*path, i]) for i in range(len(value) - 1, -1, -1))
+
+
 def parse_document(document: Any, name: str, fmt: InputFormat | None = None) -> Submission:
     """Map one JSON document; ``fmt`` forces one of the JSON formats (else it is detected)."""
+    _lone_surrogate(document, name)
+    return _parse_document(document, name, fmt)
+
+
+def _parse_document(document: Any, name: str, fmt: InputFormat | None) -> Submission:
     if not isinstance(document, dict):
         raise InputError(name, "$", 'expected an object with a "claims" array')
     fmt = fmt or detect(document)
@@ -167,7 +210,9 @@ def parse_bytes(
     data: bytes, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH, fmt: InputFormat | None = None
 ) -> Submission:
     document = load_json_bytes(data, name, max_depth)
-    submission = parse_document(document, name, fmt)
+    if _SURROGATE_ESCAPE_RE.search(data):  # only JSON's escapes write a lone surrogate
+        _lone_surrogate(document, name)
+    submission = _parse_document(document, name, fmt)
     return replace(submission, input_sha256=hashlib.sha256(data).hexdigest())
 
 

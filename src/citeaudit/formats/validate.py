@@ -89,6 +89,8 @@ def _problem(err: dict[str, Any]) -> str:
         return f"needs at least {ctx.get('min_length')} items"
     if kind == "string_pattern_mismatch":
         return f"does not have the expected form ({ctx.get('pattern')}), got {_describe(err['input'])}"
+    if kind == "string_unicode":  # JSON's "\ud800": a string Python holds, that UTF-8 cannot write
+        return f"not valid Unicode text (a lone surrogate): {_describe(err['input'])}"
     if kind == "literal_error":
         return f"{err['msg'].replace('Input should be', 'expected')}, got {_describe(err['input'])}"
     return str(err["msg"])

@@ -47,7 +47,16 @@ from citeaudit.report.fixes import citation_patch
 from citeaudit.report.json import dump_report_dict
 from citeaudit.report.spans import claim_pieces, spans_of
 
-__all__ = ["FEATURE_WORDS", "reason_words", "render_html", "report_view", "verdict_words"]
+__all__ = [
+    "FEATURE_WORDS",
+    "counts_words",
+    "plain_message",
+    "reason_words",
+    "render_html",
+    "report_view",
+    "review_words",
+    "verdict_words",
+]
 
 _ENV = Environment(autoescape=True, keep_trailing_newline=True)
 _TEMPLATES = files("citeaudit.report").joinpath("templates")
@@ -230,6 +239,20 @@ def reason_words(reason: str | None) -> list[str]:
     return out
 
 
+# A claim's review state as a reviewer gave it; the other states (invalid, unsupported,
+# disputed, pending_review) come from the checks or mean that nobody has reviewed the claim.
+_REVIEW_WORDS = {"supported": "reviewed: supported", "insufficient": "reviewed: not enough evidence",
+                 "contradicted": "reviewed: contradicted"}  # fmt: skip
+
+
+def review_words(review_status: str | None, reviewed: bool) -> str | None:
+    """What the page says of a claim's review: ``reviewed: supported``, ``not reviewed``, or
+    nothing where a review was given but the checks decide (the review is listed on its own)."""
+    if review_status in _REVIEW_WORDS:
+        return _REVIEW_WORDS[review_status]
+    return None if reviewed else "not reviewed"
+
+
 def _judge_words(judge: str) -> str:
     backend = judge.split("/", 1)[0]
     return _JUDGE_WORDS.get(backend, backend)
@@ -283,6 +306,14 @@ def _best_year(years: dict[str, Any]) -> Any:
     return years["issued"] if "issued" in years else next(iter(years.values()))
 
 
+def _authors(record: dict[str, Any]) -> str:
+    """The record's authors as the report lists them: ``Ivanova; Petrov``, with how many more
+    when the report keeps only the first of a long list."""
+    authors = record.get("authors") or []
+    more = (record.get("authors_total") or 0) - len(authors)
+    return "; ".join(authors) + (f" and {more} more" if authors and more > 0 else "")
+
+
 def _range(start: Any, end: Any) -> str:
     return f"[{start}, {end})" if start is not None and end is not None else ""
 
@@ -314,6 +345,8 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
             "title": record.get("title"),
             "year": _years(record.get("years")),
             "type": record.get("type"),
+            "first_author": record.get("first_author"),
+            "authors": _authors(record),
         }
         for code, field in _FIELD_OF.items():
             suggestion = found.get(code)
@@ -323,7 +356,7 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
             held_by_field["title"] = found["E_TITLE_MISMATCH"]["title"]
         for field in _DOI_FIELDS:
             add(field, source.get(field), held_by_field.get(field))
-        held_name = "registry" if record else "registry (no answer)"
+        held_name = "registry" if record else "registry (no record was available)"
     elif kind == "corpus":
         add("document_id", source.get("document_id"), record.get("document_id"), False)
         add("document_version", source.get("document_version"), record.get("version"),
@@ -341,8 +374,8 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
     elif kind == "url":
         add("url", source.get("url"), record.get("final_url"), False)
         add("title", source.get("title"), record.get("title"), "W_URL_TITLE_MISMATCH" in found)
-        add("text SHA-256", None, record.get("text_sha256"), False)
-        held_name = "pinned page" if record else "pinned page (none)"
+        add("fingerprint of the page text (SHA-256)", None, record.get("text_sha256"), False)
+        held_name = "saved copy of the page" if record else "saved copy of the page (none was saved)"
     elif kind == "work":
         # Found by search, never "resolved by identifier": the record matched, beside the reference.
         matched = record.get("matched") or {}
@@ -351,7 +384,8 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
             "title": found.get("E_TITLE_MISMATCH", {}).get("title") or record.get("title"),
             "year": _years(record.get("years")),
             "type": record.get("type"),
-            "first_author": matched.get("first_author"),
+            "first_author": record.get("first_author") or matched.get("first_author"),
+            "authors": _authors(record),
         }
         for code, field in _FIELD_OF.items():
             suggestion = found.get(code)
@@ -360,9 +394,9 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
         for field in _DOI_FIELDS:
             add(field, source.get(field), held_work.get(field))
         held_name = (
-            f"matched by search: {matched['index']} {matched['key']} (similarity {matched['score']})"
+            f"record matched by search: {matched['index']} {matched['key']} (similarity {matched['score']})"
             if matched
-            else "search (no match)"
+            else "search (it found no match)"
         )
     elif kind == "reference":
         for field in ("title", "year", "first_author"):
@@ -423,9 +457,32 @@ def _quote(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, A
         }
     if "held" in out and out.get("closest", {}).get("where") == out["held"]["where"]:
         del out["closest"]  # the closest passage is the text at the cited range: shown once
+    for code in ("E_QUOTE_MISMATCH", "E_RANGE_INVALID"):
+        hint = found.get(code) or {}
+        if "start" in hint or "count" in hint:  # the quote is in the text, only not at the cited range
+            how = "after normalisation" if hint.get("normalized_match") else "verbatim"
+            where = _range(hint.get("start"), hint.get("end"))
+            at = f"at {where}" if "start" in hint else f"{hint['count']} times"
+            out["found_elsewhere"] = f"{how} {at}"
+            break
     if quote is None and "excerpt" not in out:
         return None
     return out
+
+
+# Registry names as a reader knows them; the seed's cache files are "the cached record".
+_AGENCY_WORDS = {"seed-cache": "cached", "crossref": "Crossref", "datacite": "DataCite", "jalc": "JaLC",
+                 "medra": "mEDRA", "kisti": "KISTI", "openalex": "OpenAlex", "dblp": "DBLP",
+                 "arxiv": "arXiv"}  # fmt: skip
+_AGENCY_RECORD = re.compile(r"\bthe (" + "|".join(map(re.escape, _AGENCY_WORDS)) + r") record\b")
+
+
+def plain_message(message: str) -> str:
+    """A finding's message in a reader's words: ``the title differs from the cached record's``,
+    not the ``seed-cache`` record's; the quote is looked for in the saved source text, a word
+    the reader knows, not in the snapshot."""
+    message = _AGENCY_RECORD.sub(lambda m: f"the {_AGENCY_WORDS[m.group(1)]} record", message)
+    return message.replace(" in the snapshot", " in the saved source text")
 
 
 def _suggestion_words(suggestion: dict[str, Any]) -> str:
@@ -444,6 +501,12 @@ def _suggestion_words(suggestion: dict[str, Any]) -> str:
         else:
             parts.append(f"{key.replace('_', ' ')}: {_text(value)}")
     return "; ".join(parts)
+
+
+def _finding_line(finding: dict[str, Any]) -> list[str]:
+    """[severity, label, message in a reader's words, what its suggestion adds]."""
+    more = _suggestion_words(finding.get("suggestion") or {})
+    return [finding["severity"], finding["label"], plain_message(finding["message"]), more]
 
 
 def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -465,10 +528,7 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
         "compare": compare,
         "quote": _quote(row, found),
         "fix": _fix_json(citation_patch(row)),
-        "findings": [
-            [f["severity"], f["label"], f["message"], _suggestion_words(f.get("suggestion") or {})]
-            for f in findings
-        ],
+        "findings": [_finding_line(f) for f in findings],
     }
 
 
@@ -524,7 +584,8 @@ def report_view(
                     judged["pieces"] = marked
         claims.append({
             "id": claim["id"], "text": claim.get("text") or "", "kind": claim.get("kind"),
-            "status": claim["status"], "review": claim.get("review_status"),
+            "status": claim["status"],
+            "review": review_words(claim.get("review_status"), claim["id"] in reviews),
             "rationale": claim.get("rationale"),
             "verdict": kind, "verdict_words": words, "judged": judged, "codes": codes,
             "reviews": reviews.get(claim["id"], []),
@@ -555,6 +616,40 @@ def _pills(view: dict[str, Any]) -> dict[str, list[tuple[str, str, int]]]:
     }
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def counts_words(report: dict[str, Any]) -> str:
+    """The header's counts in plain words. A claim that cites nothing has a row in the report
+    (its ``E_UNCITED``) but no citation was checked for it: it is counted apart.
+    ``200 claims, 9 of which cite nothing · 191 citations checked: 150 passed, 30 failed, 11 could
+    not be checked``."""
+    claims = len(report["claims"])
+    by_status: Counter[str] = Counter()
+    uncited = 0
+    for row in report["results"]:
+        if (
+            row.get("claim") is not None
+            and row.get("citation") is None
+            and any(f["code"] == "E_UNCITED" for f in row["findings"])
+        ):
+            uncited += 1
+        else:
+            by_status[row["status"]] += 1
+    words = _plural(claims, "claim", "claims")
+    if uncited:
+        words += f", {uncited} of which {'cites' if uncited == 1 else 'cite'} nothing"
+    checked = sum(by_status.values())
+    words += f" · {_plural(checked, 'citation', 'citations')} checked"
+    if checked:
+        words += (
+            f": {by_status['pass']} passed, {by_status['fail']} failed, "
+            f"{by_status['could_not_check']} could not be checked"
+        )
+    return words
+
+
 def _data_block(view: dict[str, Any]) -> str:
     """JSON that no text inside can end: ``<``, ``>`` and ``&`` as escapes, and the two
     line separators JavaScript once treated as line ends."""
@@ -575,7 +670,6 @@ def render_html(report: dict[str, Any]) -> bytes:
     report = _visible(canonical)
     view = report_view(report, pieces=pieces)
     judged = any("probability" in (c["judged"] or {}) for c in view["claims"])
-    summary = report["summary"]
     html: str = _template().render(
         report=report,
         title=report.get("title") or "Citation audit",
@@ -583,7 +677,7 @@ def render_html(report: dict[str, Any]) -> bytes:
         words=REPORT_WORDS,
         pills=_pills(view),
         total=len(view["claims"]),
-        results=summary.get("results_by_status", {}),
+        counts=counts_words(report),
         data=_data_block(view),
         script=_SCRIPT,
         script_hash=_SCRIPT_HASH,

@@ -229,7 +229,11 @@ class CachingResolver(Resolver):
             return answers
         if self.upstream is None:
             for doi in misses:
-                answers[doi] = Resolution.unavailable("E_NOT_CACHED", "offline and not in the cache")
+                answers[doi] = Resolution.unavailable(
+                    "E_NOT_CACHED",
+                    "offline and not in the cache: run `citeaudit fetch` on this input online (same --cache) "
+                    "to pin the registry's answer",
+                )
             return answers
         kept: set[str] = set()
         wanted = set(misses)

@@ -148,5 +148,8 @@ class NoRegistry(Resolver):
     "could not check", with that reason, and nothing is cached."""
 
     def resolve_many(self, dois: list[str]) -> dict[str, Resolution]:
-        reason = "not in the cache, and this version cannot look DOIs up online"
+        reason = (
+            "not in the cache, and this build cannot look DOIs up online: run `citeaudit fetch` on this "
+            "input with a build that can (same --cache) to pin the registry's answer"
+        )
         return {doi: Resolution.unavailable("E_NOT_CACHED", reason) for doi in dois}

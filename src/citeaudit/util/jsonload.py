@@ -31,10 +31,15 @@ DEFAULT_MAX_DEPTH = 32
 
 
 def json_path(parts: Sequence[str | int]) -> str:
-    """``("claims", 1, "year")`` → ``$.claims[1].year``."""
+    """``("claims", 1, "year")`` → ``$.claims[1].year``. A key with a character that is not
+    printable (a line break, U+2028, a control) is written as a JSON string in brackets,
+    ``$.claims[0]["a\\nb"]``, so that a message naming the path stays one line."""
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if p.isprintable() else f"[{json.dumps(p)}]"
     return out
 
 

@@ -112,7 +112,7 @@
   function comparison(cit) {
     if (!cit.compare.length) return null;
     var t = el("table", "compare");
-    add(t, el("caption", "", "Cited and " + cit.held));
+    add(t, el("caption", "", "What was cited, beside the " + cit.held));
     var head = add(el("tr"), el("th", "", "Field"), el("th", "", "Cited"), el("th", "", cit.held.charAt(0).toUpperCase() + cit.held.slice(1).replace(/ \(.*/, "")));
     head.childNodes.forEach(function (th) { th.setAttribute("scope", "col"); });
     add(t, add(el("thead"), head));
@@ -141,15 +141,24 @@
     var box = el("div", "quote");
     var other = q.excerpt && q.normalized ? q.excerpt[1] : q.closest ? q.closest.text : q.held ? q.held.text : null;
     var d = other !== null && q.cited ? diff(q.cited, other, false) : null;
+    // Struck through in red only where the quote is in the source nowhere: a quote found after
+    // normalising (letter case, spaces…) or at another range is drawn as found, its differences
+    // underlined.
+    var found = !!q.excerpt || !!q.found_elsewhere;
+    var cls = found ? "norm" : "del";
     if (q.cited && (!q.excerpt || q.normalized)) {
-      var label = d ? "Quote as cited (the characters that differ are marked):" : "Quote as cited:";
-      add(box, el("p", "label", label), d ? marked(el("blockquote", "cited"), d[0], "del") : el("blockquote", "cited", q.cited));
+      var label = "Quote as cited:";
+      if (q.excerpt) label = "Quote as cited, found in the source after normalising " + q.normalized.join(", ") + (d ? " (the characters written differently are underlined):" : ":");
+      else if (q.found_elsewhere) label = "Quote as cited, found in the source " + q.found_elsewhere + ", not at the cited range:";
+      else if (d) label = "Quote as cited (the characters that differ are marked):";
+      var drawn = d && !q.found_elsewhere ? marked(el("blockquote", "cited" + (found ? " found" : "")), d[0], cls) : el("blockquote", "cited" + (found ? " found" : ""), q.cited);
+      add(box, el("p", "label", label), drawn);
     }
     if (q.excerpt) {
       var where = "Found in the source" + (q.where ? " at " + q.where : "") + (q.normalized ? ", after normalising " + q.normalized.join(", ") : "") + ":";
       var match = el("mark", "span");
       match.setAttribute("data-citation", cit.id || "");
-      if (d) marked(match, d[1], "ins"); else match.textContent = q.excerpt[1];
+      if (d) marked(match, d[1], "norm"); else match.textContent = q.excerpt[1];
       add(box, el("p", "label", where), add(el("blockquote", "source-text"), (q.excerpt[3] ? "…" : "") + q.excerpt[0], match, q.excerpt[2] + (q.excerpt[4] ? "…" : "")));
     } else if (q.closest) {
       var sim = q.closest.similarity === null || q.closest.similarity === undefined ? "" : ", similarity " + q.closest.similarity;
@@ -158,7 +167,7 @@
     }
     if (q.held) {
       if (q.closest) d = q.cited ? diff(q.cited, q.held.text, false) : null;
-      add(box, el("p", "label", "The text at the cited range " + q.held.where + ":"),
+      add(box, el("p", "label", "The text at the cited range " + q.held.where + (d ? " (where it differs from the quote is marked)" : "") + ":"),
         marked(el("blockquote", "source-text held"), d ? d[1] : [[q.held.text, false]], "ins"));
     }
     return box;
@@ -203,8 +212,8 @@
       add(box, add(el("blockquote", "source-text paragraph"), c.paragraph[0], el("mark", "claim-in-text", c.paragraph[1]), c.paragraph[2]));
     }
     if (c.rationale) add(box, el("p", "note", "Rationale: " + c.rationale));
-    var v = add(el("p", "verdict-line"), el("span", "note", c.kind + " · review: " + String(c.review || "").replace(/_/g, " ") + " · "),
-      "semantic verdict (a judge's opinion, not a check): ", el("strong", "", c.verdict_words));
+    var v = add(el("p", "verdict-line"), el("span", "note", "Kind: " + c.kind + (c.review ? " · " + c.review : "") + " · "),
+      "verdict on support (a judge's opinion, not a check): ", el("strong", "", c.verdict_words));
     if (c.judged) {
       add(v, " by " + c.judged.by + " (", el("code", "judge", c.judged.judge), ")");
       if (c.judged.unsupported.length) add(v, ". Words of the claim no cited passage covers: " + c.judged.unsupported.join(", "));
@@ -247,7 +256,7 @@
     var codes = el("td", "codes");
     c.codes.forEach(function (code) { add(codes, el("span", "code", code), " "); });
     add(tr, add(el("td", "toggle-cell"), button), el("td", "cid", c.id), add(el("td", "text"), el("div", "trunc", c.text)),
-      add(el("td"), badge(c.status)), el("td", "verdict v-" + c.verdict, c.verdict_words), codes);
+      add(el("td", "status-cell"), badge(c.status)), el("td", "verdict v-" + c.verdict, c.verdict_words), codes);
     var detail = el("tr", "detail");
     detail.id = "detail-" + i;
     var cell = el("td");

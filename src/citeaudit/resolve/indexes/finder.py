@@ -55,7 +55,8 @@ def online_indexes(
 
 def offline_miss(index: str) -> IndexAnswer:
     reason = (
-        f"offline, and the cache holds no answer of {index} for this reference; run `citeaudit fetch` online"
+        f"offline, and the cache holds no answer of {index} for this reference: run `citeaudit fetch` on "
+        "this input online (same --cache) to pin the index's answer"
     )
     return IndexAnswer.unavailable(index, "E_NOT_CACHED", reason)
 
