@@ -9,7 +9,7 @@ import secrets
 import socket
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citeaudit.cli.common import (
     EXIT_CLEAN,
@@ -26,6 +26,9 @@ from citeaudit.cli.common import (
 )
 from citeaudit.errors import ConfigError
 from citeaudit.service.keys import ROLES
+
+if TYPE_CHECKING:
+    from citeaudit.config import Config
 
 __all__ = ["add_parsers", "run_keys", "run_serve"]
 
@@ -73,7 +76,9 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
     serve = commands.add_parser("serve", help="the HTTP API (FastAPI on uvicorn), with tenants and roles")
     add_store_option(serve)
     serve.add_argument(
-        "--keys", type=Path, required=True, help="TOML file of hashed API keys (citeaudit keys add)"
+        "--keys",
+        type=Path,
+        help="TOML file of hashed API keys (citeaudit keys add); required, but not with --openapi",
     )
     serve.add_argument("--host", default="127.0.0.1", help="[127.0.0.1]")
     serve.add_argument("--port", type=_port, default=8080, help="[8080]")
@@ -91,7 +96,11 @@ def add_parsers(commands: argparse._SubParsersAction[Parser]) -> None:
         "--max-body-bytes", type=positive, default=2_000_000, help="request body limit [2000000]"
     )
     add_judge_options(serve)
-    serve.add_argument("--openapi", action="store_true", help="print the OpenAPI schema and exit")
+    serve.add_argument(
+        "--openapi",
+        action="store_true",
+        help="print the OpenAPI schema and exit (no other flag needed; no store opened, no file written)",
+    )
     add_config_option(serve)
     serve.set_defaults(func=run_serve)
 
@@ -135,28 +144,45 @@ def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def run_serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.service.http import ServiceSettings, create_app, load_keys
 
+    if args.keys is None and not args.openapi:
+        raise ConfigError(
+            "usage: the following arguments are required: --keys (see 'citeaudit serve --help')"
+        )
     config = effective_config(args)
+    if args.openapi:
+        return _print_openapi(args, config, stdout)
     if not config.store:
         raise ConfigError("no evidence store: give --store (a SQLite file or a postgresql:// URL)")
     settings = ServiceSettings(
         store=config.store, keys=load_keys(args.keys), config=config, max_body_bytes=args.max_body_bytes
     )
     app = create_app(settings)  # with --workers too: whatever is wrong is said here, once
-    if args.openapi:
-        stdout.write(json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n")
-        return EXIT_CLEAN
-    import uvicorn
-
     sockets = _listen(args.host, args.port, args.workers)
-    if args.workers == 1:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=sockets)
-        return EXIT_CLEAN
-    from citeaudit.service.http.workers import Workers
-
-    app.state.store.close()  # each worker opens its own
-    del app
     try:
+        if args.workers == 1:
+            from citeaudit.service.http.workers import serve_one
+
+            return serve_one(app, sockets, log_level="warning", access_log=False)
+        from citeaudit.service.http.workers import Workers
+
+        app.state.store.close()  # each worker opens its own
+        del app
         return Workers(settings, sockets, args.workers, stderr, log_level="warning", access_log=False).run()
     finally:
         for sock in sockets:
             sock.close()
+
+
+def _print_openapi(args: argparse.Namespace, config: Config, stdout: TextIO) -> int:
+    """The schema, which depends on the routes alone: the app is built on an in-memory store, so
+    that no store is needed, opened or created; a key file and a judge, when given, are still
+    checked, as for serving."""
+    from citeaudit.service.http import ServiceSettings, create_app, load_keys
+
+    keys = load_keys(args.keys) if args.keys is not None else []
+    app = create_app(ServiceSettings(store="sqlite://", keys=keys, config=config))
+    try:
+        stdout.write(json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n")
+    finally:
+        app.state.store.close()
+    return EXIT_CLEAN

@@ -1,7 +1,8 @@
 """``citeaudit serve --workers 2`` run for real: a subprocess on a free port, concurrent audits on
-kept-alive connections, the worker that holds each connection read from /proc (nothing new is
-exposed for it), the reports stored once each in the shared store, the counts summed over the
-workers, SIGTERM and SIGINT stopping every worker, a killed worker replaced."""
+connections of their own, every one answered, the reports stored once each in the shared store, the
+counts summed over the workers, each worker answering (the worker that holds a connection read
+from /proc: nothing new is exposed for it), SIGTERM and SIGINT stopping every worker, a killed
+worker replaced."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ def _alive(pid: int) -> bool:
 
 
 def _holder(server_port: int, client_port: int, pids: set[int]) -> int | None:
-    """The process that holds the server's end of the connection from ``client_port``."""
+    """The process that holds the server's end of the connection from ``client_port``; None when
+    it cannot be read (no such connection, or its end no longer held by a file)."""
     inode = None
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
@@ -80,10 +82,14 @@ def _holder(server_port: int, client_port: int, pids: set[int]) -> int | None:
             local, remote = fields[1].rsplit(":", 1)[1], fields[2].rsplit(":", 1)[1]
             if int(local, 16) == server_port and int(remote, 16) == client_port:
                 inode = fields[9]
-    if inode is None:
+    if inode is None or inode == "0":
         return None
     for pid in pids:
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
             try:
                 if os.readlink(fd) == f"socket:[{inode}]":
                     return pid
@@ -189,37 +195,61 @@ def _metric(serving: Serving, name: str) -> int:
     return int(line.split()[-1])
 
 
-def _both_answer(serving: Serving, holders: set[int | None], tries: int = 200) -> set[int | None]:
-    """The workers that held a connection, after new ones (on /healthz) until both did, or ``tries``."""
-    holders = set(holders)
-    for _ in range(tries):
-        if holders >= serving.workers:
-            break
-        conn = http.client.HTTPConnection("127.0.0.1", serving.port, timeout=30)
+BOTH_SECONDS = 120.0  # for both workers to answer a connection: two or three connections, normally
+
+
+def _until_both_answer(serving: Serving, seconds: float = BOTH_SECONDS) -> dict[int, int]:
+    """New connections to /healthz, one after another, until each worker has answered one, or
+    ``seconds``; how many each answered. The kernel hands a connection to a worker by a hash of its
+    ports, not by load, so no fixed number of connections is sure to reach both (any few may all
+    reach one), but each new one reaches either with about even odds: what bounds this is time."""
+    started = time.monotonic()
+    deadline = started + seconds
+    answered = dict.fromkeys(serving.workers, 0)
+    unread = 0
+    while not all(answered.values()):
+        assert time.monotonic() < deadline, (
+            f"not every worker answered one of {sum(answered.values()) + unread} connections in "
+            f"{seconds:g} s: connections answered by each worker {answered}, {unread} by a worker "
+            f"that could not be read; {serving.stderr.read_text()}"
+        )
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", serving.port, timeout=max(1.0, deadline - time.monotonic())
+        )
         try:
             conn.request("GET", "/healthz")
             response = conn.getresponse()
             response.read()
             assert response.status == 200
-            holders.add(_holder(serving.port, conn.sock.getsockname()[1], serving.workers))
+            holder = _holder(serving.port, conn.sock.getsockname()[1], serving.workers)
         finally:
             conn.close()
-    return holders
+        if holder is None:
+            unread += 1
+        else:
+            answered[holder] += 1
+    print(f"each worker answered: {answered} in {time.monotonic() - started:.2f} s")
+    return answered
 
 
 @pytest.mark.parametrize("store_target", ["sqlite", "postgresql"], indirect=True)
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_two_workers_answer_store_once_and_stop_together(serving: Serving, stop: signal.Signals) -> None:
+    """It read which worker held each of the 24 connections once all were answered, and failed on
+    a loaded machine: which worker gets a connection is the kernel's choice, and a connection left
+    idle (uvicorn closes one after 5 s) is no longer held by either. What is sure is asserted: every
+    audit answered, each report stored once, both workers answering, both stopping with the parent."""
+    assert all(_until_both_answer(serving).values())
     headers = {"Authorization": f"Bearer {serving.keys['auditor']}", "Content-Type": "application/json"}
     connections = [
-        http.client.HTTPConnection("127.0.0.1", serving.port, timeout=60) for _ in range(CONNECTIONS)
+        http.client.HTTPConnection("127.0.0.1", serving.port, timeout=120) for _ in range(CONNECTIONS)
     ]
-    start = threading.Barrier(CONNECTIONS, timeout=60)
+    start = threading.Barrier(CONNECTIONS, timeout=120)
 
     def post(i: int) -> tuple[int, str]:
         conn = connections[i]
         conn.connect()
-        start.wait()  # every connection open before any audit: the posts meet in both workers
+        start.wait()  # every connection open before any audit: the 24 audits run at once
         conn.request("POST", "/v1/audit", body=_answer(i % ANSWERS), headers=headers)
         response = conn.getresponse()
         body = response.read()
@@ -228,22 +258,19 @@ def test_two_workers_answer_store_once_and_stop_together(serving: Serving, stop:
     try:
         with ThreadPoolExecutor(CONNECTIONS) as pool:
             results = list(pool.map(post, range(CONNECTIONS)))
-        assert [status for status, _ in results] == [200] * CONNECTIONS
-        digests = [digest for _, digest in results]
-        assert len(set(digests)) == ANSWERS
-        assert all(digests[i] == digests[i + ANSWERS] for i in range(ANSWERS))  # the same answer twice
-        holders = {_holder(serving.port, conn.sock.getsockname()[1], serving.workers) for conn in connections}
-        assert holders <= serving.workers, holders  # each connection held by one of the two workers
     finally:
         for conn in connections:
             conn.close()
-    # Which worker the kernel hands a connection is its choice (a worker still starting up under load
-    # may get none of the 24): more connections, bounded, until each worker has answered one.
-    assert _both_answer(serving, holders) == serving.workers
+    assert [status for status, _ in results] == [200] * CONNECTIONS
+    digests = [digest for _, digest in results]
+    assert len(set(digests)) == ANSWERS
+    assert all(digests[i] == digests[i + ANSWERS] for i in range(ANSWERS))  # the same answer twice
     assert _metric(serving, 'citeaudit_audits{tenant="acme"}') == CONNECTIONS  # summed over both
 
+    signalled = time.monotonic()
     serving.process.send_signal(stop)
     assert serving.process.wait(60) == 0
+    print(f"{stop.name}: both workers and the parent stopped in {time.monotonic() - signalled:.2f} s")
     assert [pid for pid in serving.workers if _alive(pid)] == []
     assert _workers(serving.process.pid) == set()
     assert _rows(serving.store) == (ANSWERS, CONNECTIONS)  # each report once, each audit recorded
@@ -263,7 +290,7 @@ def test_a_killed_worker_is_replaced_and_said_so(serving: Serving) -> None:
         assert time.monotonic() < deadline, serving.stderr.read_text()
         time.sleep(0.1)
     headers = {"Authorization": f"Bearer {serving.keys['auditor']}"}
-    with ThreadPoolExecutor(8) as pool:  # on eight connections: both workers' sockets are reached
+    with ThreadPoolExecutor(8) as pool:  # on eight connections, to whichever worker the kernel picks
         statuses = list(
             pool.map(
                 lambda i: httpx.post(f"{serving.url()}/v1/audit", content=_answer(i), headers=headers,

@@ -1,21 +1,34 @@
-"""``citeaudit serve --workers N``: N uvicorn worker processes answering on one address and
-writing one evidence store (SQLite in write-ahead-log mode, or PostgreSQL).
+"""How ``citeaudit serve`` runs uvicorn: in the process itself (:func:`serve_one`, the default,
+one worker), or as ``--workers N`` uvicorn worker processes answering on one address and writing
+one evidence store (SQLite in write-ahead-log mode, or PostgreSQL). Either way SIGTERM, SIGINT or
+SIGHUP (:data:`STOP_SIGNALS`) stops it gracefully: the requests in flight are answered, then
+``serve`` exits 0.
 
-The parent resolves everything first — the configuration, the key file, the store, the listening
-sockets — so that a mistake is one line before any worker starts. It then starts the workers with
-uvicorn's own worker process (``uvicorn.supervisors.multiprocess.Process``: a spawned interpreter,
-a health ping over a pipe) and supervises them itself, because each worker needs its own row of
-the shared counts and, on Linux, its own socket:
+With one worker, uvicorn's own handling of the signals is replaced (:class:`_GracefulServer`).
+uvicorn handles SIGTERM and SIGINT only, and raises the signal again once it has stopped, so the
+process ended killed by SIGTERM (143 in a shell) or, after ``citeaudit: interrupted``, with 130;
+SIGHUP killed it at once (129), the requests in flight dropped. What is still waiting 30 s after
+the signal is cancelled (uvicorn's ``timeout_graceful_shutdown``; an audit, which runs in the event
+loop, finishes first).
+
+With ``--workers N``, the parent resolves everything first — the configuration, the key file, the
+store, the listening sockets — so that a mistake is one line before any worker starts. It then
+starts the workers with uvicorn's own worker process (``uvicorn.supervisors.multiprocess.Process``:
+a spawned interpreter, a health ping over a pipe) and supervises them itself, because each worker
+needs its own row of the shared counts and, on Linux, its own socket:
 
 * The settings reach a worker pickled over the pipe that starts it (the key file's hashes, the
   configuration, the store's address), never through the environment or a file; the worker builds
   its app from them (:func:`worker_app`, the factory uvicorn calls).
 * On Linux every worker gets its own listening socket on the address (``SO_REUSEPORT``): the
-  kernel spreads connections over them evenly. Elsewhere the workers share one socket. The parent
-  keeps every socket open, so connections wait in its queue while a worker is replaced.
-* SIGTERM, SIGINT or SIGHUP to the parent stop every worker (SIGTERM: uvicorn's graceful shutdown,
-  the requests in progress answered), then the parent; a worker that has not stopped 30 s later is
-  killed. A worker whose parent is gone (killed with SIGKILL) stops itself within a second.
+  kernel spreads the connections over them by a hash of each one's addresses and ports, not by
+  how busy a worker is (a few connections may all reach one worker). Elsewhere the workers share
+  one socket. The parent keeps every socket open, so connections wait in its queue while a worker
+  is replaced.
+* SIGTERM, SIGINT or SIGHUP to the parent stop every worker (each gets SIGTERM: uvicorn's graceful
+  shutdown, the requests in progress answered), then the parent, exit 0; a worker that has not
+  stopped 30 s later is killed. A worker whose parent is gone (killed with SIGKILL) stops itself
+  within a second.
 * A worker that ends, or does not answer its health ping for 30 s, is replaced at once, and the
   parent says so on standard error: the service is never left silently dead. A worker that
   cannot start (its app cannot be built: the store is unreachable…) stops the service, with exit
@@ -24,23 +37,27 @@ the shared counts and, on Linux, its own socket:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
+from types import FrameType
 from typing import Any, TextIO
 
 from fastapi import FastAPI
+from uvicorn import Server as _Server
 
 from citeaudit.errors import CiteauditError
 from citeaudit.service.http.app import ServiceSettings, create_app
 from citeaudit.service.http.counts import Counts
 
-__all__ = ["STOP_SIGNALS", "Workers", "worker_app"]
+__all__ = ["STOP_SIGNALS", "Workers", "serve_one", "worker_app"]
 
 STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
@@ -48,6 +65,16 @@ STOP_SIGNALS = tuple(
 HEALTH_SECONDS = 30.0  # a worker that answers no health ping for this long is replaced
 STOP_SECONDS = 30.0  # how long the workers get to finish their requests once told to stop
 _POLL_SECONDS = 0.5
+
+
+def serve_one(app: FastAPI, sockets: list[socket.socket], **uvicorn_options: Any) -> int:
+    """Serve ``app`` on ``sockets`` in this process until a stop signal; the exit code (0)."""
+    from uvicorn import Config
+
+    _GracefulServer(Config(app, timeout_graceful_shutdown=int(STOP_SECONDS), **uvicorn_options)).run(
+        sockets=sockets
+    )
+    return 0
 
 
 def worker_app(settings: ServiceSettings, parent: int) -> FastAPI:
@@ -70,6 +97,27 @@ def _leave_with(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(1.0)
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+class _GracefulServer(_Server):
+    """uvicorn's server, stopped by any of :data:`STOP_SIGNALS` as by its own SIGINT (the
+    connections shut, the requests in flight answered, the app's lifespan ended), with the signal
+    not raised again afterwards: the process ends normally."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # signals reach only the main thread (uvicorn does the same)
+            return
+        previous = {sig: signal.signal(sig, self._stop) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _stop(self, sig: int, frame: FrameType | None) -> None:
+        self.should_exit = True
 
 
 class Workers:
