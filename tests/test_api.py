@@ -296,3 +296,87 @@ def test_a_reference_without_an_identifier_is_searched_in_the_mirror_given(tmp_p
         audit(answer, indexes=["scholar"])
     with pytest.raises(citeaudit.ConfigError, match="no mirror there"):
         audit(answer, mirror=tmp_path / "missing.mirror")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: r.pop("results"), "<report>: $.results: required field is missing"),
+        (lambda r: r["results"][0].pop("findings"), "<report>: $.results[0].findings: required field is missing"),
+        (lambda r: r["results"][1]["findings"][0].pop("code"),
+         "<report>: $.results[1].findings[0].code: required field is missing"),
+        (lambda r: r.pop("schema"), "<report>: $.schema: not a citeaudit report (expected 'citeaudit-report/1')"),
+    ],
+)  # fmt: skip
+def test_render_refuses_a_damaged_report_in_every_format(damage: Any, message: str) -> None:
+    """Each raised a bare KeyError in a renderer before, and json wrote the damaged report as it was."""
+    from citeaudit.report.formats import ReportFormat
+
+    damaged = json.loads(citeaudit.render(audit(SEED / "claims.json", **OPTIONS)))
+    damage(damaged)
+    for fmt in ReportFormat:
+        with pytest.raises(InputError) as caught:
+            citeaudit.render(damaged, fmt.value)
+        assert caught.value.diagnostics() == message, fmt
+
+
+def test_feedback_text_and_repair_loop_refuse_what_is_not_their_argument() -> None:
+    """feedback_text(None) raised AttributeError, repair_loop(None) TypeError, before."""
+    with pytest.raises(citeaudit.ConfigError) as caught:
+        citeaudit.feedback_text(None)  # type: ignore[arg-type]
+    assert caught.value.diagnostics() == (
+        "instructions: expected what citeaudit.feedback returns (a Feedback or its dict), got NoneType"
+    )
+    with pytest.raises(InputError) as damaged:
+        citeaudit.feedback_text({"fix": []})
+    assert damaged.value.diagnostics() == "<feedback>: not citeaudit feedback: KeyError 'clean'"
+    with pytest.raises(citeaudit.ConfigError) as looped:
+        repair_loop(None, **OPTIONS)  # type: ignore[arg-type]
+    assert looped.value.diagnostics() == (
+        "generate: expected a function that takes the feedback (None at first) and returns the answer, "
+        "got NoneType"
+    )
+
+
+def test_a_cache_folder_that_does_not_exist_is_refused_as_check_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given in a Config, it was accepted before: every citation became E_NOT_CACHED."""
+    from citeaudit.config import Config
+
+    monkeypatch.chdir(tmp_path)
+    message = (
+        "cache: nope is not a folder; offline, every citation would be E_NOT_CACHED "
+        "(give the cache folder, or fetch online to fill it)"
+    )
+    for options in ({"cache": "nope"}, {"config": Config(cache=Path("nope"), offline=True)}):
+        with pytest.raises(citeaudit.ConfigError) as caught:
+            audit(SEED / "claims.json", sources=SEED / "sources", **options)
+        assert caught.value.diagnostics() == message
+        with pytest.raises(citeaudit.ConfigError) as looped:
+            repair_loop(lambda _: _claims(), sources=SEED / "sources", **options)
+        assert looped.value.diagnostics() == message
+    # As in check: the default folder, not named, and a submission that needs no cache, are not refused.
+    assert [f.code for f in audit(SEED / "claims.json").rows[0].findings] == ["E_NOT_CACHED"]
+    assert audit({"claims": [{"id": "c1", "text": "t", "citations": []}]}, cache="nope").rows
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ('{"claims": [{"id": "c1", "text": "\ud800", "citations": []}]}',
+         "<answer>: $.claims[0].text: not valid Unicode text (a lone surrogate): '\\ud800'"),
+        ({"claims": [{"id": "c1", "text": "\ud800", "citations": []}]},
+         "<answer>: $.claims[0].text: not valid Unicode text (a lone surrogate): '\\ud800'"),
+        ('{"claims": [{"\udc80": 1}]}',
+         "<answer>: $.claims[0]: a key is not valid Unicode text (a lone surrogate): '\\udc80'"),
+        ("@article{k,\n  title = {T\ud800},\n  doi = {10.1000/x}\n}",
+         "<answer>: line 2: not valid Unicode text (a lone surrogate): '\\ud800'"),
+        ('{"claims": \ud800', "<answer>: line 1: not valid Unicode text (a lone surrogate): '\\ud800'"),
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_is_the_input_error_check_gives(answer: Any, message: str) -> None:
+    """A str answer raised UnicodeEncodeError before (a mapping's error named the codec)."""
+    with pytest.raises(InputError) as caught:
+        audit(answer, **OPTIONS)
+    assert caught.value.diagnostics() == message

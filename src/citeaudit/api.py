@@ -19,7 +19,7 @@ from typing import Any, cast
 from citeaudit.config import Config, index_names
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.formats import input_format_of, load_submission, parse_bytes, submission_from_bytes
-from citeaudit.formats.interface import needs_registry_cache
+from citeaudit.formats.interface import needs_registry_cache, parse_document
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.feedback import RULE
 from citeaudit.report.feedback import feedback as feedback_dict
@@ -27,6 +27,7 @@ from citeaudit.report.feedback import feedback_text as _feedback_text
 from citeaudit.report.formats import RenderContext, ReportFormat
 from citeaudit.report.formats import render as render_format
 from citeaudit.report.json import report_to_dict
+from citeaudit.report.read import checked_report
 from citeaudit.semantic.interface import Judge
 from citeaudit.sources.corpus import Corpus
 from citeaudit.sources.interface import SourceLookup
@@ -47,6 +48,8 @@ __all__ = [
 
 Answer = bytes | bytearray | memoryview | Mapping[str, Any] | str | Path | Submission
 ANSWER_NAME = "<answer>"  # how errors name an answer that is not a file
+REPORT_NAME = "<report>"  # and a report given as a mapping
+FEEDBACK_NAME = "<feedback>"  # and instructions given as a mapping
 
 # A str is a document, not a path, when its first character other than white space opens one:
 # ``{`` (JSON) or ``@`` / ``%`` (BibTeX, an entry or a comment), or when it has a line break (a
@@ -60,6 +63,30 @@ def _shown(path: str) -> str:
     return one_line if len(one_line) <= 80 else one_line[:77] + "..."
 
 
+def _lone_surrogate(text: str, at: int) -> InputError:
+    """The error of a str answer that UTF-8 cannot encode: the CLI's (a lone surrogate), at its JSON
+    path when the answer is a JSON document, else at its line."""
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            try:
+                parse_document(document, ANSWER_NAME)  # names the JSON path of the string
+            except InputError as e:
+                return e
+    line = text.count("\n", 0, at) + 1
+    return InputError(ANSWER_NAME, f"line {line}", f"not valid Unicode text (a lone surrogate): {text[at]!r}")
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise _lone_surrogate(text, e.start) from None
+
+
 def _submission(answer: object, input_format: str | None = None) -> Submission:
     try:
         forced = input_format_of(input_format)
@@ -70,7 +97,7 @@ def _submission(answer: object, input_format: str | None = None) -> Submission:
     if isinstance(answer, bytes | bytearray | memoryview):
         return submission_from_bytes(bytes(answer), ANSWER_NAME, input_format=forced)
     if isinstance(answer, str) and (answer.lstrip().startswith(_DOCUMENT_OPENERS) or "\n" in answer.strip()):
-        return submission_from_bytes(answer.encode("utf-8"), ANSWER_NAME, input_format=forced)
+        return submission_from_bytes(_utf8(answer), ANSWER_NAME, input_format=forced)
     if isinstance(answer, str | Path):
         name = _shown(str(answer))
         if not str(answer).strip() or "\0" in str(answer):
@@ -84,7 +111,8 @@ def _submission(answer: object, input_format: str | None = None) -> Submission:
     if isinstance(answer, Mapping):
         # Serialised with sorted keys, so the same dict always gets the same input digest.
         try:
-            raw = json.dumps(answer, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
+            text = json.dumps(answer, ensure_ascii=False, sort_keys=True, allow_nan=False)
+            raw = _utf8(text)
         except (TypeError, ValueError) as e:
             raise InputError(ANSWER_NAME, "", f"not a JSON document: {e}") from None
         return parse_bytes(raw, ANSWER_NAME)
@@ -275,12 +303,9 @@ def audit(
     )
     if store is not None and not isinstance(store, str | Path | SourceLookup):
         raise ConfigError(f"store: expected a path, a URL or a SourceLookup, got {type(store).__name__}")
-    if (
-        cache is not None
-        and effective.offline
-        and not effective.cache.is_dir()
-        and needs_registry_cache(submission)
-    ):
+    # As ``check`` refuses it: a cache folder named (here or in ``config``) that does not exist.
+    named = cache is not None or effective.cache != LIBRARY_DEFAULTS.cache
+    if named and effective.offline and not effective.cache.is_dir() and needs_registry_cache(submission):
         raise ConfigError(
             f"cache: {_shown(str(effective.cache))} is not a folder; offline, every citation would be "
             "E_NOT_CACHED (give the cache folder, or fetch online to fill it)"
@@ -304,7 +329,9 @@ def render(report: Report | Mapping[str, Any], fmt: str = "json", *, input_uri: 
     if isinstance(report, Report):
         data = report_to_dict(report)
     elif isinstance(report, Mapping):
-        data = dict(report)
+        # Checked as ``citeaudit render`` checks a report.json: a damaged one is an InputError that
+        # names what is wrong and where, never a KeyError in a renderer (nor bad JSON written).
+        data = checked_report(dict(report), REPORT_NAME)
     else:
         raise ConfigError(f"report: expected a Report or report.json's content, got {type(report).__name__}")
     return render_format(chosen, data, RenderContext(input_uri=input_uri))
@@ -398,12 +425,21 @@ def feedback(report: Report | Mapping[str, Any]) -> Feedback:
     try:
         return Feedback.from_dict(feedback_dict(report))
     except (KeyError, TypeError, AttributeError) as e:
-        raise InputError("<report>", "", f"not a citeaudit report: {type(e).__name__} {e}") from None
+        raise InputError(REPORT_NAME, "", f"not a citeaudit report: {type(e).__name__} {e}") from None
 
 
 def feedback_text(instructions: Mapping[str, Any]) -> str:
-    """The same instructions as plain text, for a prompt."""
-    return _feedback_text(instructions)
+    """The same instructions as plain text, for a prompt: ``instructions`` is what :func:`feedback`
+    returns (a :class:`Feedback`, or its dict)."""
+    if not isinstance(instructions, Mapping):
+        raise ConfigError(
+            "instructions: expected what citeaudit.feedback returns (a Feedback or its dict), "
+            f"got {type(instructions).__name__}"
+        )
+    try:
+        return _feedback_text(instructions)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InputError(FEEDBACK_NAME, "", f"not citeaudit feedback: {type(e).__name__} {e}") from None
 
 
 @dataclass
@@ -434,6 +470,11 @@ def repair_loop(
     recorded in the history, and sends the result to a person. A judge given
     by spec is built once, for every round.
     """
+    if not callable(generate):
+        raise ConfigError(
+            "generate: expected a function that takes the feedback (None at first) and returns "
+            f"the answer, got {type(generate).__name__}"
+        )
     unknown = sorted(set(options) - set(inspect.signature(audit).parameters) - {"answer"})
     if unknown:
         raise ConfigError(f"repair_loop: unknown option {unknown[0]!r}")

@@ -30,7 +30,7 @@ from citeaudit.service.http.auth import CALLER, Caller, key_of
 from citeaudit.service.http.counts import Counts
 from citeaudit.service.http.openapi import complete
 from citeaudit.service.http.problems import add_problem_handlers, problem_response, too_large
-from citeaudit.service.http.routes import Service, router_for
+from citeaudit.service.http.routes import BODY_MODELS, Service, router_for
 from citeaudit.service.keys import ApiKey
 from citeaudit.store.evidence import EvidenceStore, open_store
 from citeaudit.store.reports import ReportRecords
@@ -147,7 +147,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         if not document:
             document.update(complete(get_openapi(
                 title=app.title, version=app.version, description=app.description, routes=app.routes
-            )))  # fmt: skip
+            ), BODY_MODELS))  # fmt: skip
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -32,9 +32,11 @@ from citeaudit.identifiers import KINDS
 __all__ = [
     "AUDIT_MEDIA_TYPES",
     "BIBTEX_TYPES",
+    "JSON_MEDIA_TYPES",
     "MARKDOWN_TYPES",
     "PROBLEM_TYPE",
     "complete",
+    "json_body",
     "problem_responses",
 ]
 
@@ -42,6 +44,12 @@ PROBLEM_TYPE = "application/problem+json"
 BIBTEX_TYPES = ("text/x-bibtex", "application/x-bibtex")
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")  # a research report (markdown-report)
 AUDIT_MEDIA_TYPES = ("application/json", *BIBTEX_TYPES, *MARKDOWN_TYPES)
+JSON_MEDIA_TYPES = ("application/json",)  # and any application/…+json
+# What a body sent with no type of its own is read as (``curl --data`` sends form-urlencoded).
+UNTYPED_BODIES = (
+    "A body sent as `application/x-www-form-urlencoded` (curl's default) or `text/plain`, or with no "
+    "`Content-Type`, is read {how}; a body of any other media type is refused (415)."
+)
 
 REF = "#/components/schemas/{model}"
 NOT_BLANK = BLANK_FREE  # at least one character that is not white space, in every dialect
@@ -59,6 +67,7 @@ STATUS_TITLES = {
     405: "Method Not Allowed",
     409: "Conflict",
     413: "Payload Too Large",
+    415: "Unsupported Media Type",
     422: "Unprocessable Content",
 }
 STATUS_MEANINGS = {
@@ -68,6 +77,7 @@ STATUS_MEANINGS = {
     405: "The path has no such method; `Allow` lists those it has.",
     409: "The request conflicts with the state of the resource.",
     413: "The body is over the service's limit (`--max-body-bytes`).",
+    415: "The body's media type (`Content-Type`) is not one the operation reads.",
     422: "The request is not valid: the body, its fields or the claims document (`detail` says where).",
 }
 
@@ -75,6 +85,18 @@ STATUS_MEANINGS = {
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """FastAPI ``responses=`` entries for error statuses, each a reference to its component."""
     return {status: {"$ref": f"#/components/responses/{status}"} for status in statuses}
+
+
+def json_body(model: type[BaseModel]) -> dict[str, Any]:
+    """FastAPI ``openapi_extra=`` for an operation whose JSON body is ``model``, read by the
+    endpoint itself (``routes._json_body``); :func:`complete` adds the model's schema."""
+    return {
+        "requestBody": {
+            "required": True,
+            "description": "JSON. " + UNTYPED_BODIES.format(how="as JSON"),
+            "content": {"application/json": {"schema": _ref(model.__name__)}},
+        }
+    }
 
 
 def _response_components() -> dict[str, Any]:
@@ -248,9 +270,11 @@ def audit_schemas() -> dict[str, Any]:
 AUDIT_BODY: dict[str, Any] = {
     "required": True,
     "description": "The answer to audit, in any supported claims format: JSON, BibTeX (a `.bib` "
-    "file's content) or a research report in Markdown. A body sent with another media type is read "
-    "as BibTeX when it opens with `@` or `%`, as a Markdown report when it has a references heading "
-    "and does not open with `{` or `[`, as JSON otherwise.",
+    "file's content) or a research report in Markdown. "
+    + UNTYPED_BODIES.format(
+        how="as BibTeX when it opens with `@` or `%`, as a Markdown report when it has a references "
+        "heading and does not open with `{` or `[`, as JSON otherwise"
+    ),
     "content": {
         "application/json": {
             "schema": {"anyOf": [_ref("ClaimsDocument"), _ref("Seed002Report")]},
@@ -262,7 +286,8 @@ AUDIT_BODY: dict[str, Any] = {
                     "format": "bibtex",
                     "minLength": 1,
                     "description": "A BibTeX bibliography with at least one entry; each entry is a "
-                    "claim citing its work (by `doi`, or by its arXiv identifier).",
+                    "claim citing its work (by `doi`, or by its arXiv identifier). Every block must "
+                    "parse, and each entry key and each field of an entry be given once.",
                 }
             }
             for media in BIBTEX_TYPES
@@ -275,7 +300,8 @@ AUDIT_BODY: dict[str, Any] = {
                     "minLength": 1,
                     "description": "A research report in Markdown: each sentence with a citation "
                     "marker ([1], [^note], (Author, 2020), an inline link) is a claim citing the "
-                    "entries of its References section.",
+                    "entries of its References section. It must have a citation marker or a "
+                    "references section with an entry.",
                 }
             }
             for media in MARKDOWN_TYPES
@@ -284,10 +310,24 @@ AUDIT_BODY: dict[str, Any] = {
 }
 
 
-def complete(document: dict[str, Any]) -> dict[str, Any]:
-    """FastAPI's document completed (see the module's description)."""
+# POST /v1/audit's 422 (its own description beside the reference, as OpenAPI 3.1 allows): also for
+# a body its schema admits, by rules JSON Schema cannot state (a grammar, ids unique in a document),
+# so a schema-valid request may be refused; ``test_schemathesis`` allows that 422 on this operation.
+AUDIT_422 = (
+    f"{STATUS_TITLES[422]}. {STATUS_MEANINGS[422]} Also a body its schema admits but that is not an "
+    "answer to audit, by rules JSON Schema cannot state: BibTeX with no entry (`00`) or with a block "
+    "that does not parse or an entry key or field given twice; a Markdown report with no citation "
+    "marker and no references; a claims document whose claim ids repeat, whose conflicts name a "
+    "claim it does not have, or whose inline citation id has two contents."
+)
+
+
+def complete(document: dict[str, Any], body_models: tuple[type[BaseModel], ...] = ()) -> dict[str, Any]:
+    """FastAPI's document completed (see the module's description); ``body_models`` are those of
+    the JSON bodies the endpoints read themselves (:func:`json_body`)."""
     components = document.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
+    schemas.update(_schemas([(m, m.__name__) for m in body_models]))
     schemas.pop("HTTPValidationError", None)  # a validation error is a problem document here
     schemas.pop("ValidationError", None)
     schemas["Problem"] = PROBLEM_SCHEMA
@@ -299,4 +339,5 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
                 operation["responses"]["422"] = {"$ref": "#/components/responses/422"}
     audit = document["paths"]["/v1/audit"]["post"]
     audit["requestBody"] = AUDIT_BODY
+    audit["responses"]["422"] = {"$ref": "#/components/responses/422", "description": AUDIT_422}
     return document

@@ -4,31 +4,42 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
-from citeaudit.errors import CiteauditError
+from citeaudit.errors import CiteauditError, InputError
 from citeaudit.formats import InputFormat, parse_bytes, submission_from_bytes
+from citeaudit.formats.validate import expect_object, validate
 from citeaudit.model import Review
 from citeaudit.policy import ReviewError, check_review
 from citeaudit.report.json import compact_json, dump_report_dict, report_to_dict
 from citeaudit.service.http.auth import Caller, allowed
 from citeaudit.service.http.counts import Counts
-from citeaudit.service.http.openapi import BIBTEX_TYPES, MARKDOWN_TYPES, NOT_BLANK, problem_responses
+from citeaudit.service.http.openapi import (
+    AUDIT_MEDIA_TYPES,
+    BIBTEX_TYPES,
+    JSON_MEDIA_TYPES,
+    MARKDOWN_TYPES,
+    NOT_BLANK,
+    json_body,
+    problem_responses,
+)
 from citeaudit.service.http.problems import Problem
 from citeaudit.service.keys import PERMISSIONS
 from citeaudit.store.evidence import EvidenceStore, ScopedLookup, StoreConflict, StoreError
 from citeaudit.store.reports import ReportRecords
 from citeaudit.store.reviews import ReviewBook
 from citeaudit.store.trail import Trail
+from citeaudit.util.jsonload import load_json_bytes
 from citeaudit.util.version import __version__
 from citeaudit.wiring import Auditor
 
-__all__ = ["ReviewIn", "RevisionIn", "Service", "SourceIn", "router_for"]
+__all__ = ["BODY_MODELS", "ReviewIn", "RevisionIn", "Service", "SourceIn", "router_for"]
 
 
 SOURCE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"  # the evidence store's rule for source ids
@@ -95,17 +106,74 @@ async def _body_bytes(request: Request) -> bytes:
     return await request.body()  # held to max_body_bytes as it arrives (app.BodyLimit)
 
 
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def _is_json(media: str) -> bool:
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+# Media types that do not say what the body is (``curl --data`` sends form-urlencoded; no
+# Content-Type at all is one of them): the content decides on /v1/audit, and it is JSON elsewhere.
+UNTYPED_MEDIA_TYPES = ("", "application/x-www-form-urlencoded", "text/plain")
+
+
+def _refuse_unsupported(request: Request, accepted: tuple[str, ...]) -> None:
+    """A 415 for a body of a media type the route does not read (``application/xml``…)."""
+    media = _media_type(request)
+    if media in UNTYPED_MEDIA_TYPES or _is_json(media) or media in accepted:
+        return
+    shown = ", ".join(t for t in (*accepted, *UNTYPED_MEDIA_TYPES) if t)
+    raise Problem(
+        415,
+        "Unsupported Media Type",
+        f"body: {media!r} is not a media type this route reads ({shown}, or no Content-Type)",
+    )
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validated(model: type[M], data: bytes) -> M:
+    """A JSON body as ``model``, with /v1/audit's words for what is wrong (a 422 otherwise)."""
+    try:
+        document = expect_object(load_json_bytes(data, "body"), "body", [])
+        return validate(model, document, "body", [])
+    except InputError as e:
+        problem = e.problem
+        if problem.startswith(f"does not have the expected form ({NOT_BLANK})"):
+            problem = "must not be blank"
+        where = f"{e.path}: " if e.path else ""
+        raise Problem(422, "Unprocessable Content", f"body: {where}{problem}") from None
+
+
 def _body_format(request: Request) -> InputFormat | Literal[False] | None:
     """The body's format by its media type: BibTeX or a Markdown report, False for JSON, None when
     the content decides (``curl --data`` sends form-urlencoded)."""
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    media = _media_type(request)
     if media in BIBTEX_TYPES:
         return InputFormat.BIBTEX
     if media in MARKDOWN_TYPES:
         return InputFormat.MARKDOWN_REPORT
-    if media == "application/json" or media.endswith("+json"):
+    if _is_json(media):
         return False
     return None
+
+
+def _json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
+    """A dependency that reads the body as ``model`` (415 for another media type, 422 when it is
+    not one): the endpoint itself stays a plain function, run in the thread pool."""
+
+    async def body(request: Request) -> M:
+        _refuse_unsupported(request, JSON_MEDIA_TYPES)
+        return _validated(model, await _body_bytes(request))
+
+    return body
+
+
+# The models of the JSON bodies, described in the OpenAPI document by :func:`openapi.json_body`.
+BODY_MODELS: tuple[type[BaseModel], ...] = (SourceIn, RevisionIn, ReviewIn)
 
 
 R = problem_responses
@@ -149,11 +217,12 @@ def router_for(service: Service) -> APIRouter:
         lines += [f"citeaudit_audits{labels(t)} {counters[t, 'audits']}" for t in tenants]
         return "\n".join(lines) + "\n"
 
-    @router.post("/v1/audit", response_model=AuditOut, responses=R(401, 403, 405, 413, 422))
+    @router.post("/v1/audit", response_model=AuditOut, responses=R(401, 403, 405, 413, 415, 422))
     async def post_audit(request: Request, key: Caller) -> Response:
         """Audit the body (its schema: see the request body; BibTeX as ``text/x-bibtex``, a Markdown
         report as ``text/markdown``)."""
         scope = allowed(key, "audit")
+        _refuse_unsupported(request, AUDIT_MEDIA_TYPES)
         data = await body_bytes(request)
         given = _body_format(request)
         try:
@@ -194,8 +263,15 @@ def router_for(service: Service) -> APIRouter:
             {"digest": digest, "report": json.loads(body), "reviews": reviews_json(key.tenant, body)}
         )
 
-    @router.post("/v1/sources", status_code=201, responses=R(401, 403, 405, 413, 422))
-    def post_source(source: SourceIn, key: Caller) -> dict[str, str]:
+    @router.post(
+        "/v1/sources",
+        status_code=201,
+        responses=R(401, 403, 405, 413, 415, 422),
+        openapi_extra=json_body(SourceIn),
+    )
+    def post_source(
+        key: Caller, source: Annotated[SourceIn, Depends(_json_body(SourceIn))]
+    ) -> dict[str, str]:
         scope = allowed(key, "ingest")
         try:
             store.register(scope, source.source_id, source.title, source.locator, source.kind)
@@ -206,10 +282,15 @@ def router_for(service: Service) -> APIRouter:
         return {"source_id": source.source_id}
 
     @router.post(
-        "/v1/sources/{source_id}/revisions", status_code=201, responses=R(401, 403, 404, 405, 409, 413, 422)
+        "/v1/sources/{source_id}/revisions",
+        status_code=201,
+        responses=R(401, 403, 404, 405, 409, 413, 415, 422),
+        openapi_extra=json_body(RevisionIn),
     )
     def post_revision(
-        source_id: Annotated[str, Path(pattern=SOURCE_ID)], revision: RevisionIn, key: Caller
+        source_id: Annotated[str, Path(pattern=SOURCE_ID)],
+        key: Caller,
+        revision: Annotated[RevisionIn, Depends(_json_body(RevisionIn))],
     ) -> dict[str, Any]:
         scope = allowed(key, "ingest")
         if store.get(scope, source_id, with_text=False) is None:
@@ -230,8 +311,15 @@ def router_for(service: Service) -> APIRouter:
             raise Problem(404, "Not Found", f"no source {source_id!r} in this tenant")
         return found.to_json()
 
-    @router.post("/v1/reviews", status_code=201, responses=R(401, 403, 404, 405, 413, 422))
-    def post_review(review: ReviewIn, key: Caller) -> dict[str, str]:
+    @router.post(
+        "/v1/reviews",
+        status_code=201,
+        responses=R(401, 403, 404, 405, 413, 415, 422),
+        openapi_extra=json_body(ReviewIn),
+    )
+    def post_review(
+        key: Caller, review: Annotated[ReviewIn, Depends(_json_body(ReviewIn))]
+    ) -> dict[str, str]:
         allowed(key, "review")
         body = records.report(key.tenant, review.report_digest)
         if body is None:
