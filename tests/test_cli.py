@@ -54,12 +54,78 @@ def test_exit_0_when_clean(seed: Path) -> None:
     assert _report()["outcome"] == "clean"
 
 
+# What a log gets of the seed 000 example: a line for each failed or unchecked citation, the
+# fix where the error has one, then the summary (the last lines, where a log is read from).
+SEED000_FAILING = (
+    "c2 10.0000/demo.1 E_YEAR_MISMATCH: 2023 is not a year of the work (the record has 2024); "
+    "also E_QUOTE_NOT_FOUND, E_NUMBER_UNSUPPORTED:3\n"
+    "c3 10.0000/demo.2 E_NOT_CACHED: offline and not in the cache: run `citeaudit fetch` on this input "
+    "online (same --cache) to pin the registry's answer\n"
+    "c4 - E_UNCITED: the claim cites nothing\n"
+)
+
+
 def test_exit_1_when_errors(seed: Path) -> None:
     result = run_cli("check", "claims.json", "--offline")
     assert (result.code, result.stdout) == (
         1,
-        "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
+        SEED000_FAILING + "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
     )
+
+
+def test_piped_check_of_the_example_names_each_failed_citation_before_the_summary(tmp_path: Path) -> None:
+    work = tmp_path / "seed000"
+    shutil.copytree(ROOT / "examples" / "seed000", work)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEAUDIT_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "citeaudit", "check", "claims.json", "--offline"],
+        cwd=work, env=env, capture_output=True, timeout=120, check=False,  # stdout a pipe
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode("utf-8") == (
+        SEED000_FAILING + "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n"
+    )
+
+
+def test_a_missing_snapshot_says_how_to_add_it_beside_the_first_error(seed: Path) -> None:
+    shutil.rmtree("sources")
+    result = run_cli("check", _only(seed, "c2"), "--offline")
+    assert result.code == 1
+    assert result.stdout == (
+        "c2 10.0000/demo.1 E_YEAR_MISMATCH: 2023 is not a year of the work (the record has 2024); "
+        "also E_NUMBER_UNSUPPORTED:3; E_NO_SNAPSHOT: no text snapshot of the cited work to search the quote "
+        "in: add the work's text (a PDF, HTML or text file) with `citeaudit snapshot FILE --doi 10.0000/demo.1`\n"
+        "checked=1 failed=1 report=report.json\ndecision=reject status=invalid\n"
+    )
+
+
+def test_piped_lines_write_display_controls_out_and_cut_long_names(seed: Path) -> None:
+    title = "A \u202eдлинное название\nв две строки " + "x" * 80
+    claims = {"claims": [
+        {"id": "c\u202eevil\x1b[31m\u200b", "text": "Утверждение без источника.", "citations": []},
+        {"id": "w", "text": "Метод снижает ошибки.",
+         "citations": [{"title": title, "year": 2020, "first_author": "Nobody"}]},
+    ]}  # fmt: skip
+    Path("controls.json").write_text(json.dumps(claims, ensure_ascii=False), "utf-8")
+    result = run_cli("check", "controls.json", "--offline")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "c<U+202E>evil<U+001B>[31m<U+200B> - E_UNCITED: the claim cites nothing"
+    name = "A <U+202E>длинное название в две строки " + "x" * 26 + "…"  # 60 characters
+    assert lines[1].startswith(f"w {name} E_NOT_CACHED: ")
+    assert lines[2:] == ["checked=2 failed=2 report=report.json", "decision=reject status=invalid"]
+    assert all(c.isprintable() for c in result.stdout.replace("\n", ""))
+
+
+def test_piped_lines_stop_at_fifty_and_count_the_rest(seed: Path) -> None:
+    claims = {"claims": [{"id": f"u{k:02d}", "text": "Без источника.", "citations": []} for k in range(53)]}
+    Path("many.json").write_text(json.dumps(claims), "utf-8")
+    lines = run_cli("check", "many.json", "--offline").stdout.splitlines()
+    assert lines[:50] == [f"u{k:02d} - E_UNCITED: the claim cites nothing" for k in range(50)]
+    assert lines[50:] == [
+        "… and 3 more citations that failed or could not be checked",
+        "checked=53 failed=53 report=report.json",
+        "decision=reject status=partial",
+    ]
 
 
 def test_exit_3_when_only_could_not_check(seed: Path) -> None:
@@ -260,7 +326,7 @@ def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
     assert result.code == 1
     assert result.stdout == Path("report.json").read_text("utf-8")
     # The summary goes to the stream main() was given, never to the process's own stderr.
-    assert result.stderr == "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
+    assert result.stderr == SEED000_FAILING + "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
     assert capsys.readouterr().err == ""
     assert not Path("-").exists()
     clash = run_cli("check", "claims.json", "--offline", "--out", "-", "--format", "md")

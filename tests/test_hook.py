@@ -58,10 +58,19 @@ def test_each_file_is_checked_offline_and_nothing_is_written(
     assert sorted(p.name for p in repo.iterdir()) == before  # no report.json
     captured = capsys.readouterr()
     assert captured.out == ""
-    lines = captured.err.splitlines()
-    assert lines[:2] == ["clean.claims.json:", "checked=1 failed=0 report=-"]
-    assert "wrong.claims.json:" in lines
-    assert "checked=4 failed=3 report=-" in lines
+    clean = "clean.claims.json:\nchecked=1 failed=0 report=-\ndecision=manual_review status=needs_review\n"
+    # A hook's output is read in a log: each failed or unchecked citation on a line, with the fix
+    # where its error has one, before the file's summary.
+    assert captured.err == clean + clean + (
+        "wrong.claims.json:\n"
+        "c2 10.0000/demo.1 E_YEAR_MISMATCH: 2023 is not a year of the work (the record has 2024); "
+        "also E_QUOTE_NOT_FOUND, E_NUMBER_UNSUPPORTED:3\n"
+        "c3 10.0000/demo.2 E_NOT_CACHED: offline and not in the cache: run `citeaudit fetch` on this input "
+        "online (same --cache) to pin the registry's answer\n"
+        "c4 - E_UNCITED: the claim cites nothing\n"
+        "checked=4 failed=3 report=-\n"
+        "decision=reject status=invalid\n"
+    )
 
 
 def test_report_options_are_refused(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,7 +103,11 @@ def test_pre_commit_runs_the_hook_of_this_repository(repo: Path, tmp_path: Path)
         [*command, "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "checked=4 failed=3 report=-" in done.stdout
+    assert (
+        "c3 10.0000/demo.2 E_NOT_CACHED: offline and not in the cache: run `citeaudit fetch` on this input "
+        "online (same --cache) to pin the registry's answer\nc4 - E_UNCITED: the claim cites nothing\n"
+        "checked=4 failed=3 report=-\n"
+    ) in done.stdout
     assert "- exit code: 1" in done.stdout
     # Only the clean file: the hook passes. Files that are not claims files are not given to it.
     (repo / "notes.json").write_text("{", encoding="utf-8")

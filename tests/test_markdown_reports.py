@@ -1,4 +1,4 @@
-"""Research reports in Markdown end to end: the README's example as printed, `check` in every
+"""Research reports in Markdown end to end: the guide's example as printed, `check` in every
 output format, `--input-format`, standard input, `fetch`, `batch`, the Python API; offline
 reports byte-identical across runs and hash seeds; never a traceback."""
 
@@ -21,7 +21,7 @@ from tests.conftest import ROOT, run_cli
 from tests.dblp_dump import sample_mirror
 from tests.formats.markdown_reports import long_report
 
-README = (ROOT / "README.md").read_text("utf-8")
+GUIDE = (ROOT / "docs" / "guides" / "markdown-reports.md").read_text("utf-8")
 CASES = ROOT / "tests" / "formats" / "markdown"
 EXAMPLE = ROOT / "examples" / "report"
 
@@ -48,10 +48,9 @@ def _codes(report: dict[str, Any]) -> list[tuple[str | None, str | None, list[st
 
 
 @pytest.mark.timeout(90)
-def test_the_readme_example_runs_as_printed(tmp_path: Path) -> None:
-    section = README.split("## Research reports in Markdown", 1)[1]
-    commands = re.search(r"```sh\ncd examples/report\n(.*?)```", section, re.S)
-    printed = re.search(r"```text\n(.*?)```", section, re.S)
+def test_the_guide_example_runs_as_printed(tmp_path: Path) -> None:
+    commands = re.search(r"```sh\ncd examples/report\n(.*?)```", GUIDE, re.S)
+    printed = re.search(r"```text\n(.*?)```", GUIDE, re.S)
     assert commands is not None
     assert printed is not None
     work = tmp_path / "report"

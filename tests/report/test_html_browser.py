@@ -536,6 +536,69 @@ def test_a_quote_found_after_normalising_is_drawn_found(browser: Browser, mixed:
     assert moved.locator("blockquote.held mark.ins").count() > 0
 
 
+# Quotes of seed 000's snapshot that match only after one normalisation each, by its name.
+NORMALISED = {
+    "letter case": "СНИЗИЛА число неподтверждённых утверждений",
+    "whitespace": "к найденному фрагменту снизила   число",
+    "unicode forms": "утверждений с １８ до ７ на сотню ответов",
+    "quotation marks": "«снизила число» неподтверждённых утверждений",
+}
+
+
+def test_every_normalised_quote_is_drawn_passed_with_what_was_normalised(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Each normalisation, on a page rendered from report.json by ``citeaudit render`` (as a
+    reader gets it): the quote passed, a note names what was normalised, and the characters
+    written differently are underlined, never struck through like a quote the source lacks."""
+    claims = {"claims": [
+        {"id": f"n{k}", "text": "Привязка к фрагментам снизила число ошибок.", "citations": [
+            {"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding", "year": 2024,
+             "first_author": "Ivanova", "quote": quote}]}
+        for k, quote in enumerate(NORMALISED.values())
+    ] + [{"id": "absent", "text": "Метод снижает ошибки.", "citations": [
+        {"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding", "year": 2024,
+         "first_author": "Ivanova", "quote": "привязка каждого утверждения устраняет все ошибки"}]}]}  # fmt: skip
+    work = tmp_path / "case"
+    shutil.copytree(GOLDEN / "seed000", work)
+    (work / "claims.json").write_text(json.dumps(claims, ensure_ascii=False), "utf-8")
+    checked = run_cli("check", work / "claims.json", "--offline", "--cache", work / "cache", "--sources",
+                      work / "sources", "--out", work / "report.json")  # fmt: skip
+    assert checked.code == 1, checked.stderr
+    page_path = work / "report.html"
+    rendered = run_cli("render", work / "report.json", "--format", "html", "--output", page_path)
+    assert rendered.code == 0, rendered.stderr
+    seen = Watched(browser, page_path.as_uri())
+    page = seen.page
+    page.click("#expand-all")
+    for k, how in enumerate(NORMALISED):
+        box = page.locator(f"tbody.claim:has(td.cid:text-is('n{k}')) section.citation")
+        assert "c-pass" in (box.get_attribute("class") or ""), how
+        assert box.locator("h3 .badge").inner_text() == "passed", how
+        labels = box.locator(".quote p.label").all_inner_texts()
+        assert labels[0] == (
+            f"Quote as cited, found in the source after normalising {how} "
+            "(the characters written differently are underlined):"
+        ), how
+        assert labels[1].endswith(f", after normalising {how}:"), how
+        marks = box.locator(".quote mark:not(.span)")
+        assert marks.count() > 0, how
+        assert set(_decorations(marks)) == {"underline"}, how
+        assert box.locator("mark.del, mark.ins").count() == 0, how
+        assert box.locator("ul.findings li").inner_text() == (
+            f"INFO I_QUOTE_NORMALIZED the quote matches only after normalisation: {how}"
+        )
+    # The quote the source lacks: failed, struck through in red — a style of its own.
+    absent = page.locator("tbody.claim:has(td.cid:text-is('absent')) section.citation")
+    assert "c-fail" in (absent.get_attribute("class") or "")
+    struck = absent.locator("blockquote.cited mark.del")
+    assert set(_decorations(struck)) == {"line-through"}
+    assert struck.first.evaluate("m => getComputedStyle(m).backgroundColor") == "rgb(246, 179, 173)"
+    underlined = page.locator("tbody.claim:has(td.cid:text-is('n0')) blockquote.cited mark.norm").first
+    assert underlined.evaluate("m => getComputedStyle(m).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert seen.errors == []
+
+
 LONG_DOI = "10.0000/" + "a-very-long-identifier-without-breaks" * 6
 LONG_URL = "https://example.org/" + "section/" * 20 + "?query=" + "abcdefghij" * 20
 LONG_QUOTE = "unbroken" * 60

@@ -236,10 +236,10 @@ def test_features_are_the_same_under_reordered_fragments_only_where_they_should_
     assert first.values == second.values  # the order of the citations does not change what they say
 
 
-def test_every_feature_is_defined_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
+def test_every_feature_is_defined_in_the_judges_guide() -> None:
+    guide = (ROOT / "docs" / "guides" / "judges.md").read_text("utf-8")
     for name, definition in FEATURES:
-        assert f"| `{name}` | {definition} |" in readme, name
+        assert f"| `{name}` | {definition} |" in guide, name
 
 
 def test_no_abstain_needs_a_judge_with_a_probability(tmp_path: Path) -> None:

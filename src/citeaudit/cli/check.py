@@ -202,14 +202,82 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if rendering is not None:
         if not rendering_first:
             emit(rendering, args.output, stdout)
-        print(summary, file=stderr if args.output is None else stdout)
-    elif to_stdout:
-        print(summary, file=stderr)
+        print_summary(summary, as_dict, stderr if args.output is None else stdout)
     else:
-        print(summary, file=stdout)
-        if stdout.isatty():
-            stdout.write(failing_table(as_dict))
+        print_summary(summary, as_dict, stderr if to_stdout else stdout)
     return exit_code(report, config.fail_on)
+
+
+def print_summary(summary: str, report: dict[str, Any], stream: TextIO) -> None:
+    """The summary, and which citations failed or could not be checked: at a terminal as a table
+    after the summary; in a log, a pipe or a hook one line a citation before it, so that the
+    summary stays the last thing printed."""
+    if stream.isatty():
+        print(summary, file=stream)
+        stream.write(failing_table(report))
+    else:
+        stream.write(failing_lines(report))
+        print(summary, file=stream)
+
+
+# How many failing citations a log gets one line each; the rest are counted.
+MAX_FAILING_LINES = 50
+# A citation named by at most this many characters, a message (other than a fix) by this many.
+NAME_WIDTH = 60
+MESSAGE_WIDTH = 200
+# Their messages say how to fix them (the command to run): never cut, never left out.
+_FIX_CODES = frozenset({"E_NOT_CACHED", "E_NO_SNAPSHOT"})
+
+
+def printable(text: object, width: int | None = None) -> str:
+    """External text as one printable line: runs of whitespace (line breaks, U+2028) as one
+    space, cut to ``width`` characters with "…", and display controls (an override, ESC, a
+    zero-width space) written out as ``<U+202E>``, never echoed raw to a terminal or a log."""
+    from citeaudit.normalize import show_controls
+
+    flat = " ".join(str(text).split())
+    if width is not None and len(flat) > width:
+        flat = flat[: width - 1] + "…"
+    return "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in show_controls(flat))
+
+
+def citation_name(row: dict[str, Any]) -> str:
+    """How a line names a result's citation: its identifier (the DOI, URL, arXiv id, corpus
+    document or stored source), else the title as cited, else its id; ``-`` for none."""
+    source = row.get("source") or {}
+    named = source.get(source.get("kind") or "")
+    for name in (named, source.get("document_id"), source.get("source_id"), source.get("title")):
+        if isinstance(name, str) and name.strip():
+            return printable(name, NAME_WIDTH)
+    return printable(row.get("citation") or "-", NAME_WIDTH)
+
+
+def _failing_line(row: dict[str, Any]) -> str:
+    errors = [f for f in row["findings"] if f["severity"] == "error"]
+    first, rest = errors[0], errors[1:]
+
+    def said(finding: dict[str, Any]) -> str:
+        width = None if finding["code"] in _FIX_CODES else MESSAGE_WIDTH
+        return f"{printable(finding['label'])}: {printable(finding['message'], width)}"
+
+    line = f"{printable(row['claim'] or '-')} {citation_name(row)} {said(first)}"
+    also = [printable(f["label"]) for f in rest if f["code"] not in _FIX_CODES]
+    if also:
+        line += f"; also {', '.join(also)}"
+    return line + "".join(f"; {said(f)}" for f in rest if f["code"] in _FIX_CODES)
+
+
+def failing_lines(report: dict[str, Any], limit: int = MAX_FAILING_LINES) -> str:
+    """One line a failed or unchecked citation, in the report's order, for a log or a hook: the
+    claim, the citation, its first error's code and message, its other codes, and the fix where
+    the error has one (``E_NOT_CACHED``, ``E_NO_SNAPSHOT``); the first ``limit``, then how many more."""
+    rows = [r for r in report["results"] if r["errors"]]
+    lines = [_failing_line(r) for r in rows[:limit]]
+    if len(rows) > limit:
+        more = len(rows) - limit
+        citations = "citation" if more == 1 else "citations"
+        lines.append(f"… and {more} more {citations} that failed or could not be checked")
+    return "".join(line + "\n" for line in lines)
 
 
 def failing_table(report: dict[str, Any], width: int = 60) -> str:
@@ -220,8 +288,10 @@ def failing_table(report: dict[str, Any], width: int = 60) -> str:
     table = [("claim", "citation", "codes", "reason")]
     for r in rows:
         reason = next(f["message"] for f in r["findings"] if f["severity"] == "error")
-        short = reason if len(reason) <= width else reason[: width - 1] + "…"
-        table.append((r["claim"] or "-", r["citation"] or "-", " ".join(r["errors"]), short))
+        table.append(
+            (printable(r["claim"] or "-"), printable(r["citation"] or "-"),
+             printable(" ".join(r["errors"])), printable(reason, width))
+        )  # fmt: skip
     widths = [max(len(row[i]) for row in table) for i in range(3)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3]

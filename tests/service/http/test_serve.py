@@ -100,13 +100,16 @@ def _body() -> bytes:
 
 class Request(threading.Thread):
     """POST /v1/audit on a connection of its own; ``sent`` is set once the whole request is with
-    the kernel, ``answer`` holds (status, headers, body) or the exception."""
+    the kernel, ``answer`` holds (status, headers, body) or the exception. With ``rest`` (an
+    event), the body is sent in two halves: ``sent`` is set after the first, and the second
+    follows once ``rest`` is set."""
 
-    def __init__(self, port: int, key: str) -> None:
+    def __init__(self, port: int, key: str, rest: threading.Event | None = None) -> None:
         super().__init__(daemon=True)
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         self.conn.connect()
         self.key = key
+        self.rest = rest
         self.sent = threading.Event()
         self.answer: tuple[int, dict[str, str], bytes] | BaseException | None = None
 
@@ -117,8 +120,16 @@ class Request(threading.Thread):
     def run(self) -> None:
         try:
             headers = {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
-            self.conn.request("POST", "/v1/audit", body=_body(), headers=headers)
-            self.sent.set()
+            body = _body()
+            if self.rest is None:
+                self.conn.request("POST", "/v1/audit", body=body, headers=headers)
+                self.sent.set()
+            else:
+                self.conn.request("POST", "/v1/audit", headers={**headers, "Content-Length": str(len(body))})
+                self.conn.send(body[: len(body) // 2])
+                self.sent.set()
+                self.rest.wait(60)
+                self.conn.send(body[len(body) // 2 :])
             response = self.conn.getresponse()
             body = response.read()  # IncompleteRead if the body is cut short
             self.answer = (response.status, {k.lower(): v for k, v in response.getheaders()}, body)
@@ -189,6 +200,54 @@ def test_one_worker_answers_the_request_in_flight_then_exits_0(
     )
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the connection's queues from /proc")
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
+def test_one_worker_waits_for_a_request_whose_body_is_still_coming(
+    serving: Serving, stop_signal: signal.Signals
+) -> None:
+    """The server's loop is free while the body is awaited, so it sees the signal with the request
+    unfinished (the store's lock, above, holds the loop itself): it stops listening, and still reads
+    the rest of the body, audits it and answers in full before it exits 0."""
+    rest = threading.Event()
+    request = Request(serving.port, serving.key, rest)
+    try:
+        request.start()
+        _wait_until_read(serving, request, time.monotonic() + 60)
+        signalled = time.monotonic()
+        serving.process.send_signal(stop_signal)
+        deadline = signalled + 30
+        while True:  # the signal seen: the address no longer listens
+            try:
+                socket.create_connection(("127.0.0.1", serving.port), timeout=1).close()
+            except OSError:
+                break
+            assert time.monotonic() < deadline, "still accepting connections 30 s after the signal"
+            time.sleep(0.05)
+        refused = time.monotonic()
+        time.sleep(HELD_SECONDS)
+        assert serving.process.poll() is None, serving.stderr.read_text()  # still answering
+        assert request.answer is None
+    finally:
+        released = time.monotonic()
+        rest.set()
+    request.join(60)
+    assert not request.is_alive()
+    assert isinstance(request.answer, tuple), request.answer
+    status, headers, body = request.answer
+    assert status == 200, body
+    assert headers["content-length"] == str(len(body))
+    answer = json.loads(body)
+    assert answer["report"]["title"] == "in flight"
+    assert serving.process.wait(60) == 0, serving.stderr.read_text()
+    stopped = time.monotonic()
+    assert serving.stderr.read_text() == ""
+    assert _stored(serving.store) == [answer["digest"]]
+    print(
+        f"{stop_signal.name}: new connections refused {refused - signalled:.2f} s after the signal, "
+        f"exit 0 {stopped - released:.2f} s after the rest of the body was sent"
+    )
+
+
 def test_one_idle_worker_stops_at_once_with_0(serving: Serving) -> None:
     signalled = time.monotonic()
     serving.process.send_signal(signal.SIGHUP)
@@ -197,10 +256,11 @@ def test_one_idle_worker_stops_at_once_with_0(serving: Serving) -> None:
     assert serving.stderr.read_text() == ""
 
 
-def _openapi(cwd: Path, *args: str) -> bytes:
+def _openapi(cwd: Path, home: Path, *args: str) -> bytes:
+    env = {k: v for k, v in ENV.items() if not k.startswith("XDG_")} | {"HOME": str(home)}
     done = subprocess.run(
         [sys.executable, "-m", "citeaudit", "serve", *args, "--openapi"],
-        cwd=cwd, env=ENV, capture_output=True, timeout=120, check=False,
+        cwd=cwd, env=env, capture_output=True, timeout=120, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (0, b"")
     return done.stdout
@@ -215,17 +275,18 @@ def _tree(root: Path) -> dict[str, str]:
 
 def test_openapi_needs_no_other_flag_and_writes_no_file(tmp_path: Path) -> None:
     """It needed --keys and --store, and created the store just to print the schema."""
-    bare, given = tmp_path / "bare", tmp_path / "given"
-    bare.mkdir()
-    given.mkdir()
+    bare, given, home = tmp_path / "bare", tmp_path / "given", tmp_path / "home"
+    for folder in (bare, given, home):
+        folder.mkdir()
     assert (
         run_cli("keys", "add", "--keys", given / "keys.toml", "--tenant", "acme", "--role", "auditor").code
         == 0
     )
     before = _tree(given)
-    printed = _openapi(bare)
+    printed = _openapi(bare, home)
     assert _tree(bare) == {}  # nothing written where it ran: no store, no cache
-    assert printed == _openapi(given, "--store", "evidence.db", "--keys", "keys.toml")
+    assert _tree(home) == {}  # nor in the home folder
+    assert printed == _openapi(given, home, "--store", "evidence.db", "--keys", "keys.toml")
     assert _tree(given) == before  # the store named is not created to print the schema either
     document = json.loads(printed)
     assert document["info"]["title"] == "citeaudit"
