@@ -256,6 +256,42 @@ def test_one_idle_worker_stops_at_once_with_0(serving: Serving) -> None:
     assert serving.stderr.read_text() == ""
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_under_nohup_sighup_stays_ignored(tmp_path: Path, workers: str) -> None:
+    """Started with SIGHUP ignored (as ``nohup`` starts it), ``serve`` keeps it ignored: a hangup
+    leaves it answering; SIGTERM still stops it with 0."""
+    keys = tmp_path / "keys.toml"
+    assert run_cli("keys", "add", "--keys", keys, "--tenant", "acme", "--role", "auditor").code == 0
+    port, stderr = _free_port(), tmp_path / "serve.err"
+    argv = [sys.executable, "-m", "citeaudit", "serve", "--store", str(tmp_path / "e.db"), "--keys", str(keys),
+            "--port", str(port), "--workers", workers]  # fmt: skip
+    with stderr.open("wb") as err:
+        process = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=err, env=ENV,
+            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, stderr.read_text()
+            assert time.monotonic() < deadline, stderr.read_text()
+            time.sleep(0.1)
+        process.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert process.poll() is None, stderr.read_text()
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0, stderr.read_text()
+        assert stderr.read_text() == ""
+    finally:
+        stop(process)
+
+
 def _openapi(cwd: Path, home: Path, *args: str) -> bytes:
     env = {k: v for k, v in ENV.items() if not k.startswith("XDG_")} | {"HOME": str(home)}
     done = subprocess.run(

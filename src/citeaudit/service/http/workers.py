@@ -62,6 +62,14 @@ __all__ = ["STOP_SIGNALS", "Workers", "serve_one", "worker_app"]
 STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
 )
+
+
+def _caught_signals() -> tuple[int, ...]:
+    """The stop signals this process was not started ignoring: under ``nohup`` SIGHUP stays
+    ignored, so closing the terminal leaves the service running, as nohup promises."""
+    return tuple(sig for sig in STOP_SIGNALS if signal.getsignal(sig) is not signal.SIG_IGN)
+
+
 HEALTH_SECONDS = 30.0  # a worker that answers no health ping for this long is replaced
 STOP_SECONDS = 30.0  # how long the workers get to finish their requests once told to stop
 _POLL_SECONDS = 0.5
@@ -109,7 +117,7 @@ class _GracefulServer(_Server):
         if threading.current_thread() is not threading.main_thread():
             yield  # signals reach only the main thread (uvicorn does the same)
             return
-        previous = {sig: signal.signal(sig, self._stop) for sig in STOP_SIGNALS}
+        previous = {sig: signal.signal(sig, self._stop) for sig in _caught_signals()}
         try:
             yield
         finally:
@@ -159,7 +167,7 @@ class Workers:
         print(f"citeaudit serve: {message}", file=self.stderr, flush=True)
 
     def run(self) -> int:
-        previous = {sig: signal.signal(sig, lambda *_: self._stop.set()) for sig in STOP_SIGNALS}
+        previous = {sig: signal.signal(sig, lambda *_: self._stop.set()) for sig in _caught_signals()}
         try:
             self._processes = [self._start(i) for i in range(self.count)]
             self._last_answer = [time.monotonic()] * self.count
