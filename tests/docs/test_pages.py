@@ -82,3 +82,7 @@ def test_no_page_names_a_machine_path() -> None:
     for name, text in texts.items():
         found = re.findall(r"(?<![\w.])/(?:home|root|tmp|work|Users|opt)/[\w.-]+", text)
         assert not found, f"{name} names {found}"
+        outside = re.findall(
+            r"(?<![(\w./])\.\./[\w.-]+/[\w./-]+", text
+        )  # a folder beside the checkout, not a link
+        assert not outside, f"{name} names {outside}"
