@@ -202,6 +202,10 @@ def test_pyproject_table_is_read(seed: Path) -> None:
             "severity.E_NOT_CACHED: a could not check outcome cannot change severity",
         ),
         ("offline = \n", "citeaudit.toml: not valid TOML: Invalid value (at line 1, column 11)"),
+        (
+            "jobs = " + "9" * 5000 + "\n",
+            "citeaudit.toml: not valid TOML: a number with more than 4300 digits",
+        ),
     ],
 )
 def test_bad_configuration_exits_2(seed: Path, toml: str, message: str) -> None:

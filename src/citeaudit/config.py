@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -124,6 +125,9 @@ def _read_toml(path: Path, shown: str | None = None) -> dict[str, Any]:
         raise ConfigError(f"{shown}: no such configuration file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{shown}: not valid TOML: {e}") from None
+    except ValueError:  # tomllib converts an integer of more digits than Python allows: its own words
+        limit = sys.get_int_max_str_digits()
+        raise ConfigError(f"{shown}: not valid TOML: a number with more than {limit} digits") from None
 
 
 def _bool(value: str, where: str) -> bool:
