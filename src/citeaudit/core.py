@@ -54,6 +54,7 @@ from citeaudit.model import (
     Verdict,
     WorkSource,
 )
+from citeaudit.normalize import show_controls
 from citeaudit.parallel import run_items
 from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, WorkQuery
@@ -266,7 +267,10 @@ class _Context:
         if answer.status is ResolutionStatus.UNAVAILABLE:
             return [_Checked([make(answer.code, answer.reason)]) for _ in citations]
         if answer.status is ResolutionStatus.NOT_FOUND:
-            return [_Checked([make("E_DOI_NOT_FOUND", f"{doi} is not registered")]) for _ in citations]
+            return [
+                _Checked([make("E_DOI_NOT_FOUND", f"{show_controls(doi)} is not registered")])
+                for _ in citations
+            ]
         record = answer.record
         assert record is not None
         return self._against_record(record, doi, _record_summary(record), [], citations)
@@ -574,6 +578,7 @@ def _group_of(row: _Pending, source: Source, make: FindingMaker) -> tuple[str, s
             if source.form_note:
                 row.findings.append(make("W_IDENTIFIER_FORM", source.form_note))
             return ("page" if handler.text_source == "pin" else "work", row.doi)
+        row.findings += check_identifier_controls(handler.kind, source.identifier, make)  # valid or not
         if handler.syntax_code is not None:
             row.findings.append(make(handler.syntax_code, handler.invalid(source.identifier)))
         return None

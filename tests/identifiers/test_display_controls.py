@@ -34,3 +34,15 @@ def test_the_audit_warns_of_a_doi_with_a_display_control(tmp_path: Path) -> None
     report = json.loads(api.render(found))
     codes = [f["code"] for f in report["results"][0]["findings"]]
     assert "W_DISPLAY_CONTROLS" in codes
+
+
+def test_an_identifier_that_is_not_valid_is_warned_of_its_display_control_too(tmp_path: Path) -> None:
+    claims = {"claims": [{"id": "c1", "text": "t", "citations": [{"doi": "\u202e10.1000/abc"}]}]}
+    (tmp_path / "cache").mkdir()
+    found = api.audit(
+        claims, cache=tmp_path / "cache", sources=tmp_path / "sources", offline=True, judge=None
+    )
+    report = json.loads(api.render(found))
+    findings = {f["code"]: f["message"] for f in report["results"][0]["findings"]}
+    assert set(findings) >= {"W_DISPLAY_CONTROLS", "E_DOI_SYNTAX"}
+    assert "\u202e" not in "".join(findings.values())

@@ -15,7 +15,7 @@ from citeaudit.checks.codes import FindingMaker
 from citeaudit.checks.metadata import check_controls
 from citeaudit.locate import SourceText
 from citeaudit.model import Finding, Span
-from citeaudit.normalize import DASH_CHARS, INVISIBLE_CHARS, QUOTE_CHARS, normalize
+from citeaudit.normalize import DASH_CHARS, INVISIBLE_CHARS, QUOTE_CHARS, normalize, show_controls
 
 __all__ = ["check_quote", "no_snapshot_message", "quote_differences"]
 
@@ -89,7 +89,7 @@ def no_snapshot_message(doi: str | None) -> str:
         return f"{missing}: its record has no DOI, and snapshots are kept by DOI"
     return (
         f"{missing}: add the work's text (a PDF, HTML or text file) with "
-        f"`citeaudit snapshot FILE --doi {doi or 'DOI'}`"
+        f"`citeaudit snapshot FILE --doi {show_controls(doi) if doi else 'DOI'}`"
     )
 
 
