@@ -53,6 +53,19 @@ class Serving:
     stderr: Path
 
 
+def _wait_until_healthy(process: subprocess.Popen[bytes], port: int, stderr: Path) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert process.poll() is None, stderr.read_text()
+        assert time.monotonic() < deadline, stderr.read_text()
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def serving(tmp_path: Path) -> Iterator[Serving]:
     shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
@@ -66,16 +79,7 @@ def serving(tmp_path: Path) -> Iterator[Serving]:
     with stderr.open("wb") as err:
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=ENV)
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, stderr.read_text()
-            assert time.monotonic() < deadline, stderr.read_text()
-            time.sleep(0.1)
+        _wait_until_healthy(process, port, stderr)
         yield Serving(process, port, store, added.stdout.strip(), stderr)
     finally:
         stop(process)
@@ -271,16 +275,7 @@ def test_under_nohup_sighup_stays_ignored(tmp_path: Path, workers: str) -> None:
             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
         )  # fmt: skip
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, stderr.read_text()
-            assert time.monotonic() < deadline, stderr.read_text()
-            time.sleep(0.1)
+        _wait_until_healthy(process, port, stderr)
         process.send_signal(signal.SIGHUP)
         time.sleep(1.0)
         assert process.poll() is None, stderr.read_text()
