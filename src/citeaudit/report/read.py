@@ -11,6 +11,7 @@ renderers read them as JSON.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -48,7 +49,7 @@ class VerdictDoc(_Part):
     unsupported: list[str]
     probability: float | None = None
     reason: str | None = None
-    unsupported_spans: list[list[int]] | None = None
+    unsupported_spans: list[Annotated[list[int], Field(min_length=2, max_length=2)]] | None = None
 
 
 class MarkerDoc(_Part):
@@ -103,7 +104,7 @@ class SpanDoc(_Part):
 
 
 class LocationDoc(SpanDoc):
-    line_start: int | None = None
+    line_start: int | None = None  # both or neither (checked_report)
     line_end: int | None = None
 
 
@@ -113,6 +114,78 @@ def _known_code(code: str) -> str:
     return code
 
 
+class _Open(BaseModel):
+    """A part whose fields depend on the finding or the kind of source: the fields the renderers
+    read are typed, any other is kept as it is."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+
+class SuggestionDoc(_Open):
+    """What a finding suggests (each code its own fields): those the renderers read as more
+    than text. ``start`` and ``end`` come together (checked_report)."""
+
+    years: dict[str, int] | None = None
+    span: SpanDoc | None = None
+    occurrences: list[SpanDoc] | None = None
+    container: list[str] | None = None
+    authors: list[str] | None = None
+    start: int | None = None
+    end: int | None = None
+    count: int | None = None
+    normalized_match: bool | None = None
+    source_text: str | None = None
+
+
+class MatchedDoc(_Open):
+    """The search match of a reference without an identifier (``record.matched``)."""
+
+    index: str
+    key: str
+    score: float
+    title: str | None = None
+    years: list[int] | None = None
+    first_author: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    by: str | None = None
+
+
+class RecordDoc(_Open):
+    """What the report keeps of the record a citation was checked against: a registry's
+    (``doi``, ``work``: ``agency`` then required, checked_report), a pinned page's (``url``), a
+    corpus document's or an evidence-store source's."""
+
+    agency: str | None = None
+    authors: list[str] | None = None
+    authors_total: int | None = None
+    doi: str | None = None
+    first_author: str | None = None
+    title: str | None = None
+    type: str | None = None
+    years: dict[str, int] | None = None
+    matched: MatchedDoc | None = None
+    # a pinned web page
+    body_sha256: str | None = None
+    citation_doi: str | None = None
+    content_type: str | None = None
+    fetched_at: str | None = None
+    final_url: str | None = None
+    redirects: int | None = None
+    status: int | None = None
+    text_sha256: str | None = None
+    url: str | None = None
+    # a corpus document, an evidence-store source
+    document_id: str | None = None
+    version: str | int | None = None
+    kind: str | None = None
+    locator: str | None = None
+    source_id: str | None = None
+    digest: str | None = None
+    entered_at: str | None = None
+    revision: int | None = None
+
+
 class FindingDoc(_Part):
     code: Annotated[str, AfterValidator(_known_code)]  # renderers look the code up in the catalogue
     label: str
@@ -120,7 +193,7 @@ class FindingDoc(_Part):
     outcome: Literal["wrong", "not_registered", "could_not_check", "note"]
     severity: Literal["error", "warning", "info"]
     location: SpanDoc | None = None
-    suggestion: dict[str, Any] | None = None
+    suggestion: SuggestionDoc | None = None
 
 
 class ExcerptDoc(_Part):
@@ -158,6 +231,16 @@ class RangeDoc(_Part):
     end: Any
 
 
+_LINE_RE = re.compile(r"line [0-9]+(:[0-9]+)?")
+
+
+def _input_path(path: str) -> str:
+    # SARIF places a result at "line 12" (BibTeX) or "line 12:5" (a Markdown report).
+    if path.startswith("line ") and _LINE_RE.fullmatch(path) is None:
+        raise ValueError(f"expected 'line N' or 'line N:M', got {_shown(path)}")
+    return path
+
+
 class ResultDoc(_Part):
     citation: str | None
     claim: str | None
@@ -165,10 +248,10 @@ class ResultDoc(_Part):
     errors: list[str]
     excerpt: ExcerptDoc | None
     findings: list[FindingDoc]
-    input_path: str
+    input_path: Annotated[str, AfterValidator(_input_path)]
     location: LocationDoc | None
     notes: list[str]
-    record: dict[str, Any] | None
+    record: RecordDoc | None
     source: SourceDoc | None
     status: Literal["pass", "fail", "could_not_check"]
     warnings: list[str]
@@ -242,4 +325,62 @@ def checked_report(data: Any, name: str, path: list[str | int] | None = None) ->
         where = json_path([*at, "schema"])
         raise InputError(name, where, f"not a citeaudit report (expected {REPORT_SCHEMA!r})")
     validate(ReportDoc, data, name, at)
+    for i, row in enumerate(data["results"]):
+        _check_row(row, name, [*at, "results", i])
     return data
+
+
+# The fields each kind of source has, beyond its kind, that the renderers name it by.
+_SOURCE_FIELDS = {"corpus": ("document_id", "document_version"), "store": ("source_id", "revision", "digest")}
+_LISTS = (("errors", "error"), ("warnings", "warning"), ("notes", "info"))
+
+
+def _both_or_neither(part: dict[str, Any], first: str, second: str, name: str, at: list[str | int]) -> None:
+    for have, lack in ((first, second), (second, first)):
+        if have in part and lack not in part:
+            raise InputError(name, json_path([*at, lack]), f"required field is missing (with {have})")
+
+
+def _check_row(row: dict[str, Any], name: str, at: list[str | int]) -> None:
+    """What the shape alone does not say: the rules across the fields of a row that the
+    renderers rely on, each as the JSON path of the field that breaks it."""
+    findings = row["findings"]
+    for field, severity in _LISTS:
+        labels = [f["label"] for f in findings if f["severity"] == severity]
+        if row[field] != labels:
+            problem = f"does not agree with the findings: expected {_shown(labels)}, got {_shown(row[field])}"
+            raise InputError(name, json_path([*at, field]), problem)
+    if (row["status"] == "pass") != (not row["errors"]):
+        problem = (
+            f"expected 'pass' (no finding is an error), got {row['status']!r}"
+            if not row["errors"]
+            else "a row with an error finding does not pass: expected 'fail' or 'could_not_check'"
+        )
+        raise InputError(name, json_path([*at, "status"]), problem)
+    if row["location"] is not None:
+        _both_or_neither(row["location"], "line_start", "line_end", name, [*at, "location"])
+    for j, finding in enumerate(findings):
+        suggestion = finding.get("suggestion")
+        if suggestion is None:
+            continue
+        where: list[str | int] = [*at, "findings", j, "suggestion"]
+        _both_or_neither(suggestion, "start", "end", name, where)
+        if "start" in suggestion and suggestion.get("normalized_match") and "source_text" not in suggestion:
+            raise InputError(
+                name, json_path([*where, "source_text"]), "required field is missing (with normalized_match)"
+            )
+    kind: str = (row["source"] or {}).get("kind", "")
+    for field in _SOURCE_FIELDS.get(kind, ()):
+        if field not in row["source"]:
+            raise InputError(
+                name, json_path([*at, "source", field]), f"required field is missing (a {kind} source)"
+            )
+    if kind == "doi" and row["record"] is not None and "agency" not in row["record"]:
+        raise InputError(
+            name, json_path([*at, "record", "agency"]), "required field is missing (a registry record)"
+        )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
