@@ -67,4 +67,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
 
 clean:
-	rm -rf $(VENV) site .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
+	rm -rf $(VENV) site .schemathesis .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,41 +79,36 @@ def test_schemathesis_finds_no_failure_with_every_check(served: tuple[str, str],
     print(f"schemathesis: {generated} cases generated, {passed} passed, 0 failures")
 
 
-# The one thing a run with none of the project's hooks is told: POST /v1/audit's 422 is an answer
-# to a schema-valid body too (its 422 response says when: rules JSON Schema cannot state, such as a
-# BibTeX body with no entry, ``00``), as schemathesis's own ``st explain ST202`` says to allow it.
-# Every other operation, and every other check, keeps schemathesis's defaults.
-AUDIT_422_ALLOWED = """\
-[[operations]]
-include-name = "POST /v1/audit"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
-"""
-
-
 @pytest.mark.timeout(150)
 def test_a_plain_schemathesis_run_with_no_hooks(served: tuple[str, str], tmp_path: Path) -> None:
-    """``schemathesis run --checks all`` against the service's own document with none of the
-    project's hooks (no BibTeX or Markdown strategies, no document rules), bounded: 8 examples an
-    operation and phase, 90 s at most (~25 s on 2 cores). It failed with ST202 on ``POST /v1/audit``
-    for a BibTeX body ``00``: a 422 the document gave no reason for. The document now says when that
-    operation answers 422 to a body its schema admits, and the run is told so; 0 failures."""
+    """``schemathesis run --checks all`` as anyone would start it in the checkout: none of the
+    project's hooks (no BibTeX or Markdown strategies, no document rules) and no ``--config-file``,
+    bounded: 8 examples an operation and phase, 90 s at most (~25 s on 2 cores). It failed with
+    ST202 on ``POST /v1/audit`` for a BibTeX body ``00``: a 422 the document gave no reason for. The
+    document now says when that operation answers 422 to a body its schema admits, and the
+    checkout's ``schemathesis.toml``, which schemathesis finds by itself, says it is an answer;
+    0 failures, and the run adds nothing to the checkout that git would take in."""
     url, key = served
     document = httpx.get(f"{url}/openapi.json", headers={"Authorization": f"Bearer {key}"}).json()
     refused = document["paths"]["/v1/audit"]["post"]["responses"]["422"]
     assert refused["$ref"] == "#/components/responses/422"
     assert "a body its schema admits" in refused["description"], refused
     assert "BibTeX with no entry (`00`)" in refused["description"], refused
-    config = tmp_path / "schemathesis.toml"
-    config.write_text(AUDIT_422_ALLOWED, "utf-8")
+    config = tomllib.loads((ROOT / "schemathesis.toml").read_text("utf-8"))
+    assert config == {"operations": [{"include-name": "POST /v1/audit", "checks": {"positive_data_acceptance": {
+        "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]}}}]}  # fmt: skip
+    before = _checkout_state()
     har = tmp_path / "run.har"
-    argv = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run", f"{url}/openapi.json",
+    argv = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json",
             "--header", f"Authorization: Bearer {key}", "--checks", "all", "--max-examples", str(MAX_EXAMPLES),
             "--seed", "1", "--no-color", "--continue-on-failure", "--output-sanitize", "false",
             "--generation-database", "none", "--report", "har", "--report-har-path", str(har)]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "SCHEMATHESIS_HOOKS"}
-    run = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90)
+    run = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-20_000:]
+    assert re.search(rf"Configuration:\s+{re.escape(str(ROOT / 'schemathesis.toml'))}", out), out[:3_000]
+    assert _checkout_state() == before
     summary = re.search(r"Test cases:\s*\n\s*(\d+) generated, (\d+) passed", out)
     assert summary, out[-5_000:]
     assert re.search(r"Selected: 8/8\s+Tested: 8", out), out[-5_000:]
@@ -123,3 +119,9 @@ def test_a_plain_schemathesis_run_with_no_hooks(served: tuple[str, str], tmp_pat
     assert len(requests) >= 200
     print(f"schemathesis, no hooks: {summary[1]} cases generated, {summary[2]} passed, 0 failures, "
           f"{len(requests)} requests")  # fmt: skip
+
+
+def _checkout_state() -> str:
+    # what a commit would take in: schemathesis writes its crash cache into .schemathesis/ (ignored)
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=30, check=True).stdout  # fmt: skip

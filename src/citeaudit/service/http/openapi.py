@@ -312,7 +312,7 @@ AUDIT_BODY: dict[str, Any] = {
 
 # POST /v1/audit's 422 (its own description beside the reference, as OpenAPI 3.1 allows): also for
 # a body its schema admits, by rules JSON Schema cannot state (a grammar, ids unique in a document),
-# so a schema-valid request may be refused; ``test_schemathesis`` allows that 422 on this operation.
+# so a schema-valid request may be refused; the checkout's ``schemathesis.toml`` allows that 422 here.
 AUDIT_422 = (
     f"{STATUS_TITLES[422]}. {STATUS_MEANINGS[422]} Also a body its schema admits but that is not an "
     "answer to audit, by rules JSON Schema cannot state: BibTeX with no entry (`00`) or with a block "
