@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,13 @@ from citeaudit.report.read import load_report
 # machine (two cores, two test workers) overruns on the first, cold example.
 settings.register_profile("citeaudit", deadline=None)
 settings.load_profile("citeaudit")
+
+# A suite started in the background (``make test &`` in a script) or under ``nohup`` inherits
+# SIGINT or SIGHUP ignored, and so would every process a test starts and then signals: the tests
+# of Ctrl-C and of a graceful stop would fail with nothing wrong. Signals start at their defaults.
+for _signum in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
+    if _signum is not None and signal.getsignal(_signum) == signal.SIG_IGN:
+        signal.signal(_signum, signal.default_int_handler if _signum == signal.SIGINT else signal.SIG_DFL)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
