@@ -202,3 +202,20 @@ def test_display_controls_are_a_finding_and_shown_escaped(tmp_path: Path) -> Non
             lt, gt = "\\u003c", "\\u003e"
         assert f"{lt}U+202E{gt}gnidnuorG laveirteR no repaP omeD" in text
         assert f"{lt}U+2066{gt}isolated{lt}U+2069{gt}" in text
+
+
+def test_a_display_control_in_a_cited_url_is_written_out_in_sarif_and_junit(tmp_path: Path) -> None:
+    """``https://example.org/a<U+202E>gnp.exe`` displays as ending in ``exe.png``: the page each
+    result names (SARIF's message, JUnit's detail) wrote it raw before; now as every message does."""
+    claims = {"claims": [{"id": "c1", "text": "A claim about the page.", "citations": [
+        {"url": "https://example.org/a\u202egnp.exe", "quote": "some words here"}]}]}  # fmt: skip
+    (tmp_path / "claims.json").write_text(json.dumps(claims), "utf-8")
+    (tmp_path / "cache").mkdir()
+    base: list[str | Path] = ["check", tmp_path / "claims.json", "--offline", "--cache", tmp_path / "cache",
+                              "--out", tmp_path / "r.json"]  # fmt: skip
+    for fmt, page in (("sarif", "page https://example.org/a<U+202E>gnp.exe, not pinned"),
+                      ("junit", "page https://example.org/a&lt;U+202E&gt;gnp.exe, not pinned")):  # fmt: skip
+        assert run_cli(*base, "--format", fmt, "--output", tmp_path / f"r.{fmt}").code == 3
+        text = (tmp_path / f"r.{fmt}").read_text("utf-8")
+        assert "\u202e" not in text, fmt
+        assert page in text, fmt
