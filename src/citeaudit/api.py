@@ -19,7 +19,7 @@ from typing import Any, cast
 from citeaudit.config import Config, index_names
 from citeaudit.errors import CiteauditError, ConfigError, InputError
 from citeaudit.formats import input_format_of, load_submission, parse_bytes, submission_from_bytes
-from citeaudit.formats.interface import needs_registry_cache, parse_document
+from citeaudit.formats.interface import cache_folder_missing, parse_document
 from citeaudit.model import Report, Review, Submission
 from citeaudit.report.feedback import RULE
 from citeaudit.report.feedback import feedback as feedback_dict
@@ -305,7 +305,7 @@ def audit(
         raise ConfigError(f"store: expected a path, a URL or a SourceLookup, got {type(store).__name__}")
     # As ``check`` refuses it: a cache folder named (here or in ``config``) that does not exist.
     named = cache is not None or effective.cache != LIBRARY_DEFAULTS.cache
-    if named and effective.offline and not effective.cache.is_dir() and needs_registry_cache(submission):
+    if cache_folder_missing(submission, effective.cache, offline=effective.offline, named=named):
         raise ConfigError(
             f"cache: {_shown(str(effective.cache))} is not a folder; offline, every citation would be "
             "E_NOT_CACHED (give the cache folder, or fetch online to fill it)"

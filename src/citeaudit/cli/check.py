@@ -157,10 +157,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         refuse_mismatched_extension(args.output, ReportFormat(args.format).value, "--output")
     check_outputs(None if to_stdout else config.out, args.output)  # exit 2 writes nothing at all
     submission, stdin_context = _read_claims(args, config, sys.stdin.buffer)
-    from citeaudit.formats.interface import needs_registry_cache
+    from citeaudit.formats.interface import cache_folder_missing
 
     named = getattr(args, "cache", None) is not None or config.cache != Path("cache")
-    if named and config.offline and not config.cache.is_dir() and needs_registry_cache(submission):
+    if cache_folder_missing(submission, config.cache, offline=config.offline, named=named):
         raise ConfigError(
             f"--cache {config.cache}: no such folder; offline, every citation would be E_NOT_CACHED "
             "(give the cache folder, or run `citeaudit fetch` online to fill it)"

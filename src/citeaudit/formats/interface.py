@@ -223,3 +223,10 @@ def needs_registry_cache(submission: Submission) -> bool:
 
     citations = [c for claim in submission.claims for c in claim.citations] + list(submission.citations)
     return any(resolver_key(c.source) is not None or search_key(c.source) is not None for c in citations)
+
+
+def cache_folder_missing(submission: Submission, cache: Path, *, offline: bool, named: bool) -> bool:
+    """Whether ``check`` and :func:`citeaudit.audit` refuse the run: a cache folder someone named
+    (not the default) that does not exist, offline, for citations only the cache can answer —
+    every one would be ``E_NOT_CACHED``."""
+    return named and offline and not cache.is_dir() and needs_registry_cache(submission)
