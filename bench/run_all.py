@@ -18,6 +18,7 @@ from bench import (
     hostile_input,
     html_report,
     judge_throughput,
+    manifest_writes,
     markdown_report,
     rag_latency,
     resolve_integrity,
@@ -50,6 +51,7 @@ BENCHMARKS = {
     "batch": ("`citeaudit batch`: local and Ray engines against a loop of `check`", batch_throughput),
     "startup": ("Start-up: `citeaudit --version` and `check` of the README example", startup),
     "markdown": ("Research reports in Markdown: a 500-claim report checked offline", markdown_report),
+    "manifest": ("Cache writes as the cache grows: the manifest rewritten per entry", manifest_writes),
 }
 
 

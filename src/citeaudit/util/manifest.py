@@ -14,7 +14,8 @@ A manifest cannot tell a pull request that changed an entry *and* its line from 
 files a pull request changes.
 
 Writers record an entry's line *before* they write the entry (under an exclusive ``flock`` of the
-directory, re-reading the manifest, so two processes never lose each other's lines). A writer killed
+directory, re-reading the manifest, so two processes never lose each other's lines; a writer
+parses it again only when its bytes are not those it wrote last). A writer killed
 between the two leaves a line whose file is missing (a cache miss: the next ``fetch`` asks again) or,
 when it was replacing an entry, an entry that its line refuses (``E_CACHE_CORRUPT`` until the entry is
 written again or ``citeaudit cache manifest`` is run) — never an entry trusted that nobody recorded.
@@ -23,12 +24,13 @@ written again or ``citeaudit cache manifest`` is run) — never an entry trusted
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import orjson
 
 from citeaudit.util.atomic import atomic_write
 from citeaudit.util.files import UnsafeFile, read_regular_file
@@ -116,8 +118,8 @@ _Signature = tuple[int, int, int, int]
 
 def _decode(raw: bytes) -> dict[str, str]:
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
         raise ManifestError(f"{MANIFEST_NAME} is not valid JSON ({e})") from None
     if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
         raise ManifestError(f"{MANIFEST_NAME} is not a {MANIFEST_SCHEMA} manifest")
@@ -130,9 +132,12 @@ def _decode(raw: bytes) -> dict[str, str]:
 
 
 def encode(files: Mapping[str, str]) -> bytes:
-    """The manifest's bytes: sorted keys, one line per entry, no time."""
-    body = {"files": dict(sorted(files.items())), "schema": MANIFEST_SCHEMA}
-    return (json.dumps(body, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+    """The manifest's bytes: sorted keys, one line per entry, no time; the bytes of
+    ``json.dumps(…, ensure_ascii=False, sort_keys=True, indent=2)``, written by orjson, since a
+    writer writes them once per entry it records (with the re-read it skips, a write into a cache of
+    100,000 entries takes a third of the time it did: bench/RESULTS.md, "Cache writes")."""
+    body = {"files": dict(sorted(files.items())), "schema": MANIFEST_SCHEMA}  # keys in order already
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
 
 
 class Manifest:
@@ -145,6 +150,7 @@ class Manifest:
         self._files: dict[str, str] | None = None  # None: there is no manifest
         self._error: str | None = None  # the manifest is there but cannot be read
         self._loaded = False
+        self._written: tuple[bytes, dict[str, str]] | None = None  # what this object last wrote
 
     # -- reading ---------------------------------------------------------------------
 
@@ -227,6 +233,8 @@ class Manifest:
             raise ManifestError(f"{MANIFEST_NAME} is not read: {e}") from None
         except OSError as e:
             raise ManifestError(f"{MANIFEST_NAME} cannot be read ({e.strerror})") from None
+        if self._written is not None and raw == self._written[0]:
+            return dict(self._written[1])  # nobody wrote since: no need to parse it again
         return _decode(raw)
 
     def record(self, entries: Mapping[str, bytes | None]) -> None:
@@ -255,9 +263,12 @@ class Manifest:
         return found
 
     def _write(self, files: dict[str, str]) -> None:
+        data = encode(files)
         try:
-            atomic_write(self.path, encode(files))
+            atomic_write(self.path, data)
         except OSError as e:
             raise ManifestError(f"cannot write {self.path}: {e.strerror}") from None
-        self._files, self._error, self._loaded = dict(files), None, True
+        kept = dict(files)  # neither copy is changed in place: files() and record() take copies
+        self._written = (data, kept)
+        self._files, self._error, self._loaded = kept, None, True
         self._signature = self._current_signature()
