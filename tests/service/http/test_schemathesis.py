@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, run_cli
-from tests.processes import stop
+from tests.processes import stop, wait_until_healthy
 
 MAX_EXAMPLES = 8  # per operation and phase; the coverage phase adds its boundary cases (~210)
 
@@ -37,18 +37,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     argv = [sys.executable, "-m", "citeaudit", "serve", "--store", str(tmp_path / "s.db"), "--keys", str(keys),
             "--cache", str(tmp_path / "seed" / "cache"), "--sources", str(tmp_path / "seed" / "sources"),
             "--port", str(port), "--max-body-bytes", "2000000"]  # fmt: skip
-    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    errors = tmp_path / "serve.err"  # a file, not a pipe: read at a deadline while it still runs
+    with errors.open("wb") as sink:
+        server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=sink)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stderr.read() if server.stderr else ""
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        wait_until_healthy(server, url, time.monotonic() + 30, errors.read_text)
         yield url, key
     finally:
         stop(server)

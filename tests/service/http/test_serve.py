@@ -31,7 +31,7 @@ import httpx
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, run_cli
-from tests.processes import stop
+from tests.processes import stop, wait_until_healthy
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 START_SECONDS = 90.0  # a cold interpreter importing the service on a loaded machine
@@ -53,19 +53,6 @@ class Serving:
     stderr: Path
 
 
-def _wait_until_healthy(process: subprocess.Popen[bytes], port: int, stderr: Path) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert process.poll() is None, stderr.read_text()
-        assert time.monotonic() < deadline, stderr.read_text()
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def serving(tmp_path: Path) -> Iterator[Serving]:
     shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
@@ -79,7 +66,9 @@ def serving(tmp_path: Path) -> Iterator[Serving]:
     with stderr.open("wb") as err:
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=ENV)
     try:
-        _wait_until_healthy(process, port, stderr)
+        wait_until_healthy(
+            process, f"http://127.0.0.1:{port}", time.monotonic() + START_SECONDS, stderr.read_text
+        )
         yield Serving(process, port, store, added.stdout.strip(), stderr)
     finally:
         stop(process)
@@ -275,7 +264,9 @@ def test_under_nohup_sighup_stays_ignored(tmp_path: Path, workers: str) -> None:
             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
         )  # fmt: skip
     try:
-        _wait_until_healthy(process, port, stderr)
+        wait_until_healthy(
+            process, f"http://127.0.0.1:{port}", time.monotonic() + START_SECONDS, stderr.read_text
+        )
         process.send_signal(signal.SIGHUP)
         time.sleep(1.0)
         assert process.poll() is None, stderr.read_text()

@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, run_cli
+from tests.processes import wait_until_healthy
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads the workers' connections from Linux's /proc"
@@ -121,18 +122,6 @@ def _wait_for_workers(serving: Serving, count: int, deadline: float) -> set[int]
         time.sleep(0.1)
 
 
-def _wait_until_answering(serving: Serving, deadline: float) -> None:
-    while True:
-        try:
-            if httpx.get(f"{serving.url()}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert serving.process.poll() is None, serving.stderr.read_text()
-        assert time.monotonic() < deadline, serving.stderr.read_text()
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def serving(store_target: str, tmp_path: Path) -> Iterator[Serving]:
     shutil.copytree(GOLDEN / "seed000", tmp_path / "seed")
@@ -155,7 +144,7 @@ def serving(store_target: str, tmp_path: Path) -> Iterator[Serving]:
     try:
         deadline = time.monotonic() + 90
         serving.workers = _wait_for_workers(serving, 2, deadline)
-        _wait_until_answering(serving, deadline)
+        wait_until_healthy(serving.process, serving.url(), deadline, serving.stderr.read_text)
         yield serving
     finally:
         everyone = serving.workers | _workers(process.pid)
