@@ -45,10 +45,12 @@ LIMITS = {  # route → (requests per interval, interval seconds, concurrency)
 }
 # Arrivals are timed here, in a thread that shares the interpreter with the client under test:
 # on a loaded machine a request can be admitted tens of milliseconds after it was sent, which
-# bunches arrivals that left evenly spaced. The window forgets a request this much early, so a
-# client is refused only when it runs more than about 5 % over the announced rate (a client
-# that ignores the announcement runs at five times it); citeaudit's keeps 10 % under it.
-ARRIVAL_JITTER = 0.05
+# bunches arrivals that left evenly spaced (by 160 ms and more, seen with a benchmark running
+# beside the suite). The window forgets a request this much early, so a client is refused only
+# when it runs more than about 25 % over the announced rate (a client that ignores the
+# announcement runs at five times it, four processes apart at 3.6 times); citeaudit's keeps 10 %
+# under it.
+ARRIVAL_JITTER = 0.2
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
