@@ -64,13 +64,16 @@ class Record:
     issue: str | None = None
     pages: str | None = None
     article_number: str | None = None
+    # The work's abstract as plain text, where the registry or index gives one: a text the
+    # semantic stage may judge a quote-less citation against (basis ``abstract``).
+    abstract: str | None = None
 
     @property
     def year_values(self) -> tuple[int, ...]:
         return tuple(sorted({y for _, y in self.years}))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "agency": self.agency,
             "authors": [a.to_json() for a in self.authors],
             "container": list(self.container),
@@ -86,6 +89,9 @@ class Record:
             "type": self.type,
             "years": dict(self.years),
         }
+        if self.abstract is not None:  # absent, not null: entries of records without one keep their bytes
+            out["abstract"] = self.abstract
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Record:
@@ -104,6 +110,7 @@ class Record:
             issue=data.get("issue"),
             pages=data.get("pages"),
             article_number=data.get("article_number"),
+            abstract=data.get("abstract") if isinstance(data.get("abstract"), str) else None,
         )
 
 
