@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
-from citeaudit.mirror.reading import dump_files, json_items, read_errors
+from citeaudit.mirror.reading import TOO_DEEP, TOO_DEEP_REASON, dump_files, json_items, read_errors
 from citeaudit.mirror.rows import row_of
 from citeaudit.resolve.crossref import record_from_message
 
@@ -31,6 +31,8 @@ def _date(work: dict[str, Any]) -> str:
 
 
 def record(work: Any) -> Unit:
+    if work is TOO_DEEP:
+        return Skip(TOO_DEEP_REASON)
     if not isinstance(work, dict):
         return Skip("not a work object")
     doi = work.get("DOI")

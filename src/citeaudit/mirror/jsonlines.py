@@ -8,12 +8,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from citeaudit.mirror.interface import PASSED, DumpFile, Keep, RowUnit, Skip, Unit
-from citeaudit.mirror.reading import json_lines, read_errors
+from citeaudit.mirror.reading import TOO_DEEP, TOO_DEEP_REASON, json_lines, read_errors
 from citeaudit.mirror.rows import row_of
 
 __all__ = ["record_rows", "record_units"]
 
 _UNREADABLE = "a line longer than the limit or not valid JSON"
+
+
+def _unit(line: Any, record: Callable[[Any], Unit]) -> Unit:
+    if line is None:
+        return Skip(_UNREADABLE)
+    if line is TOO_DEEP:
+        return Skip(TOO_DEEP_REASON)
+    return record(line)
 
 
 def record_units(
@@ -22,7 +30,7 @@ def record_units(
     """Every line's record (or why it is skipped), after the first ``skip`` lines."""
     with read_errors(dump.name), dump.open() as stream:
         for line in json_lines(stream, skip, max_record_bytes):
-            yield record(line) if line is not None else Skip(_UNREADABLE)
+            yield _unit(line, record)
 
 
 def record_rows(
@@ -35,5 +43,5 @@ def record_rows(
             if line is PASSED:
                 yield PASSED
                 continue
-            unit = record(line) if line is not None else Skip(_UNREADABLE)
+            unit = _unit(line, record)
             yield unit if isinstance(unit, Skip) else row_of(unit)

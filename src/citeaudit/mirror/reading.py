@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import tarfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -18,6 +19,8 @@ from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorError
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",
+    "TOO_DEEP",
+    "TOO_DEEP_REASON",
     "dump_files",
     "json_items",
     "json_lines",
@@ -30,6 +33,21 @@ __all__ = [
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 _CHUNK = 1 << 20
+
+
+class _TooDeep:
+    """A record nested deeper than a JSON reader goes (thousands of levels: no real record is)."""
+
+    def __repr__(self) -> str:
+        return "TOO_DEEP"
+
+
+#: What the readers give for a record nested too deeply to decode: an importer counts it skipped.
+TOO_DEEP = _TooDeep()
+TOO_DEEP_REASON = "a record nested too deeply to read"
+# A JSON string (complete, or cut short at the window's end) or a bracket: what a record's extent
+# is found by when it cannot be decoded.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.S)
 
 
 def open_maybe_gzip(path: Path) -> BinaryIO:
@@ -120,7 +138,8 @@ def dump_files(path: str, suffixes: Sequence[str]) -> list[DumpFile]:
 
 def json_lines(stream: BinaryIO, skip: int, max_bytes: int, keep: Keep | None = None) -> Iterator[Any]:
     """The JSON value of every non-blank line after the first ``skip``; ``None`` for a line that
-    is longer than ``max_bytes`` (read past in bounded chunks) or not valid JSON; :data:`PASSED`,
+    is longer than ``max_bytes`` (read past in bounded chunks) or not valid JSON; :data:`TOO_DEEP`
+    for one nested deeper than JSON readers go; :data:`PASSED`,
     not decoded, for one that ``keep`` (given the line's number after those skipped) leaves out."""
     seen = 0
     while True:
@@ -148,13 +167,16 @@ def json_lines(stream: BinaryIO, skip: int, max_bytes: int, keep: Keep | None = 
         except ValueError:  # orjson refuses a few lines json reads (NaN, huge integers, lone surrogates)
             try:
                 yield json.loads(line)
+            except RecursionError:  # orjson stops at 1,024 levels; json at the interpreter's limit
+                yield TOO_DEEP
             except ValueError:
                 yield None
 
 
 def json_items(stream: BinaryIO, name: str, skip: int, max_bytes: int) -> Iterator[Any]:
     """Every element of the ``items`` array of one ``{"items": [...]}`` document after the first
-    ``skip``, decoded one at a time from a bounded buffer (a file is never read whole)."""
+    ``skip``, decoded one at a time from a bounded buffer (a file is never read whole);
+    :data:`TOO_DEEP` for one nested deeper than the decoder goes (read past)."""
     decoder = json.JSONDecoder()
     reader = _Buffer(stream, name, max_bytes)
     reader.expect("{")
@@ -236,6 +258,8 @@ class _Buffer:
         while True:
             try:
                 value, end = decoder.raw_decode(self.text, self.pos)
+            except RecursionError:
+                return self._past_deep_value()
             except json.JSONDecodeError as e:
                 truncated = e.pos >= len(self.text) or e.msg.startswith("Unterminated string")
                 if not truncated:
@@ -263,6 +287,37 @@ class _Buffer:
                 continue
             self.pos = end
             return value
+
+    def _past_deep_value(self) -> _TooDeep:
+        """Reads past an array or object nested too deeply to decode, by its brackets (those in
+        its strings aside), as far as the record limit; an invalid one is found by what follows."""
+        size = _CHUNK
+        while True:
+            depth = 0
+            for m in _TOKENS.finditer(self.text, self.pos):
+                token = m.group()
+                if token[0] == '"':
+                    if len(token) < 2 or not token.endswith('"') or _escaped(token):
+                        break  # a string cut short by the window's end
+                    continue
+                depth += 1 if token in "[{" else -1
+                if depth == 0:
+                    self.pos = m.end()
+                    return TOO_DEEP
+            if len(self.text) - self.pos > self.max_bytes:
+                raise MirrorError(
+                    f"{self.name}: a record longer than {self.max_bytes} bytes; "
+                    "the file is corrupt or not a Crossref data file"
+                )
+            if not self._more(size):
+                raise MirrorError(f"{self.name}: invalid JSON: a record nested too deeply ends with the file")
+            size = min(size * 2, 64 * _CHUNK)
+
+
+def _escaped(token: str) -> bool:
+    """Whether the closing quote of a string token is escaped (an odd run of backslashes before it)."""
+    run = len(token) - 1 - len(token[:-1].rstrip("\\"))
+    return run % 2 == 1
 
 
 class _Utf8Reader:

@@ -12,6 +12,8 @@ writes both together, in one transaction with the progress of the dump file. The
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -91,14 +93,66 @@ def _state(row: Sequence[Any]) -> SourceState:
 _SOURCE_COLUMNS = "format, name, size, mtime, complete, units, imported, skipped, dump_date, generation"
 
 
+# The writer locks this process holds: a forked process (an import's reader) closes its copies, so
+# that the lock ends with the writer, also when the writer is killed and its readers linger.
+_HELD: set[int] = set()
+
+
+def _forget_locks() -> None:
+    for fd in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks)
+
+
+def _writer_lock(path: Path) -> int:
+    """The lock of the one writer a mirror has (``<mirror>.lock`` beside it, held until the store
+    closes, released by the system if its process dies): a second import into the mirror is
+    refused at once rather than interleaved with the first or left waiting for SQLite's lock."""
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise MirrorError(f"{path}: cannot lock the mirror for writing ({e.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise MirrorError(
+            f"{path}: another `citeaudit mirror import` is writing to this mirror; "
+            "rerun this one when it has ended"
+        ) from None
+    _HELD.add(fd)
+    return fd
+
+
+def _release(fd: int) -> None:
+    _HELD.discard(fd)
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
 class SqliteStore(MirrorStore):
-    """The writer's side of the mirror file (one import at a time writes to it)."""
+    """The writer's side of the mirror file (one import at a time writes to it: a second store
+    on the same file is refused while the first is open)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        new = not path.exists() or path.stat().st_size == 0
-        if new and not path.parent.is_dir():
+        if not path.exists() and not path.parent.is_dir():
             raise MirrorError(f"{path}: its folder does not exist")
+        self._lock = _writer_lock(path)
+        try:
+            self._open(path)
+        except BaseException:
+            _release(self._lock)
+            raise
+        self._stale = False  # whether this store marked the index stale (it writes that once)
+        self._bulk: bool | None = None  # whether the records are written without their indexes
+
+    def _open(self, path: Path) -> None:
+        new = not path.exists() or path.stat().st_size == 0
         try:
             self.conn = sqlite3.connect(path, isolation_level=None, timeout=60)
             self.conn.execute("PRAGMA journal_mode=WAL")
@@ -111,9 +165,11 @@ class SqliteStore(MirrorStore):
                 )
         except sqlite3.DatabaseError as e:
             raise MirrorError(f"{path}: cannot be opened as a mirror ({e})") from None
-        _check_mirror(self.conn, path)
-        self._stale = False  # whether this store marked the index stale (it writes that once)
-        self._bulk: bool | None = None  # whether the records are written without their indexes
+        try:
+            _check_mirror(self.conn, path)
+        except MirrorError:
+            self.conn.close()
+            raise
 
     def source(self, fmt: str, name: str) -> SourceState | None:
         row = self.conn.execute(
@@ -313,6 +369,7 @@ class SqliteStore(MirrorStore):
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self.conn.close()
+            _release(self._lock)
 
 
 def _quote(word: str) -> str:
@@ -454,9 +511,11 @@ class SqliteMirror(SearchIndex):
             keys = [
                 k
                 for y in (query.year - 1, query.year, query.year + 1)
+                if y >= 0  # a sign is no part of one index word ("_smith_-1_…" would be a phrase)
                 for k in author_year_words(author, y, content)
             ]
-            plans.append((_any(keys), _AND_CAP, 0))
+            if keys:
+                plans.append((_any(keys), _AND_CAP, 0))
         df = self._frequencies([*words, token] if token else words)
         known = sorted((w for w in words if w in df), key=lambda w: (df[w], w))
         if not known:

@@ -1,0 +1,150 @@
+"""Hostile and unlucky inputs of a mirror: a cited year of 0 or below, dumps nested deeper than a
+JSON reader goes, and two imports into one mirror at once. Each a one-line answer or a counted
+skip, never a traceback (exit 4)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.mirror import MirrorError, SqliteStore, open_mirror
+from citeaudit.resolve.indexes.interface import WorkQuery
+from tests.conftest import ROOT, run_cli
+from tests.dblp_dump import sample_mirror
+from tests.mirror.dumps import write_dblp
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sample_mirror(tmp_path_factory.mktemp("mirror"))
+
+
+@pytest.mark.parametrize("year", [0, -1, 1])
+def test_a_year_of_zero_or_below_is_looked_up_not_a_crash(mirror: Path, year: int) -> None:
+    query = WorkQuery("Long Short-Term Memory", "Hochreiter", year)
+    (answer,) = open_mirror(mirror).search_many([query]).values()
+    assert answer.answered
+    assert [c.key for c in answer.candidates][:1] == ["journals/neco/HochreiterS97"]
+
+
+@pytest.mark.parametrize("year", [0, -1])
+def test_a_work_citation_with_year_zero_or_below_is_checked(
+    tmp_path: Path, mirror: Path, monkeypatch: pytest.MonkeyPatch, year: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    citation = {"title": "Long Short-Term Memory", "first_author": "Hochreiter", "year": year}
+    Path("claims.json").write_text(
+        json.dumps({"claims": [{"id": "c1", "text": "A claim.", "citations": [citation]}]}), "utf-8"
+    )
+    result = run_cli(
+        "check", "claims.json", "--offline", "--judge", "none", "--mirror", mirror, "--indexes", "",
+        "--out", "report.json",
+    )  # fmt: skip
+    assert result.code in (1, 2), result.stderr  # a wrong year, or refused as input: never exit 4
+    assert "Traceback" not in result.stderr
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_json_lines_nested_too_deep_are_counted_skips(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"id": "2101.00001", "title": "Kept paper", "versions": [{"created": "Mon, 4 Jan 2021"}]}),
+        '{"id": "2101.00002", "title": "Deep", "x": ' + _deep(100_000) + "}",
+        json.dumps({"id": "2101.00003", "title": "Also kept"}),
+    ]
+    path = tmp_path / "arxiv.json"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    result = run_cli("mirror", "import", "--format", "arxiv", path, "--mirror", tmp_path / "m.sqlite")
+    assert result.code == 0, result.stderr
+    assert result.stdout == (
+        f"{path.resolve()}: imported: 2 records, 1 skipped (a record nested too deeply to read: 1)\n"
+    )
+
+
+def test_openalex_nested_too_deep_is_a_counted_skip(tmp_path: Path) -> None:
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt") as out:
+        out.write('{"id": "https://openalex.org/W1", "display_name": ' + _deep(5_000) + "}\n")
+        out.write(json.dumps({"id": "https://openalex.org/W2", "display_name": "Kept"}) + "\n")
+    result = run_cli("mirror", "import", "--format", "openalex", path, "--mirror", tmp_path / "m.sqlite")
+    assert result.code == 0, result.stderr
+    assert result.stdout == (
+        f"{path.resolve()}: imported: 1 records, 1 skipped (a record nested too deeply to read: 1)\n"
+    )
+
+
+def test_a_crossref_work_nested_too_deep_is_a_counted_skip(tmp_path: Path) -> None:
+    path = tmp_path / "0.json.gz"
+    deep = '{"DOI": "10.1/deep", "title": ["Deep"], "x": ' + _deep(100_000) + ', "s": "]}\\""}'
+    with gzip.open(path, "wt") as out:
+        out.write('{"items": [{"DOI": "10.1/a", "title": ["A kept work"]}, ' + deep)
+        out.write(', {"DOI": "10.1/b", "title": ["Another kept work"]}]}')
+    mirror = tmp_path / "m.sqlite"
+    result = run_cli("mirror", "import", "--format", "crossref", path, "--mirror", mirror)
+    assert result.code == 0, result.stderr
+    assert result.stdout == (
+        f"{path.resolve()}: imported: 2 records, 1 skipped (a record nested too deeply to read: 1)\n"
+    )
+    keys = [c.key for c in open_mirror(mirror).search(WorkQuery("Another kept work"))]
+    assert keys == ["10.1/b"]
+
+
+def test_a_second_store_on_a_mirror_being_written_is_refused_in_one_line(tmp_path: Path) -> None:
+    mirror = tmp_path / "m.sqlite"
+    first = SqliteStore(mirror)
+    try:
+        with pytest.raises(MirrorError) as caught:
+            SqliteStore(mirror)
+        assert str(caught.value) == (
+            f"{mirror}: another `citeaudit mirror import` is writing to this mirror; "
+            "rerun this one when it has ended"
+        )
+    finally:
+        first.close()
+    SqliteStore(mirror).close()  # free again once the first has ended
+
+
+def _spawn(dump: Path, mirror: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "dblp", str(dump),
+               "--mirror", str(mirror), "--batch", "500", "--readers", "0"]  # fmt: skip
+    env: dict[str, Any] = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_two_imports_at_once_one_runs_the_other_is_refused(tmp_path: Path, existing: bool) -> None:
+    dump = write_dblp(tmp_path / "dump", 3_000)
+    mirror = tmp_path / "m.sqlite"
+    if existing:
+        other = write_dblp(tmp_path / "other", 50, seed=7)
+        assert run_cli("mirror", "import", "--format", "dblp", other, "--mirror", mirror).code == 0
+    children = [_spawn(dump, mirror) for _ in range(2)]
+    deadline = time.monotonic() + 120
+    outcomes = []
+    for child in children:
+        out, err = child.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        outcomes.append((child.returncode, out, err))
+    codes = sorted(code for code, _, _ in outcomes)
+    for code, _, err in outcomes:
+        assert "Traceback" not in err
+        if code == 2:
+            assert err == (
+                f"citeaudit: error: {mirror}: another `citeaudit mirror import` is writing to this mirror; "
+                "rerun this one when it has ended\n"
+            )
+    assert codes in ([0, 0], [0, 2]), outcomes  # one after the other, or one refused: never both at once
+    store = SqliteStore(mirror)
+    try:
+        assert store.counts() == {"dblp": 3_000}  # the other dump's keys are among these
+    finally:
+        store.close()
