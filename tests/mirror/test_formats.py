@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 from citeaudit.mirror import SqliteStore, import_dump, open_mirror
 from citeaudit.mirror.interface import MirrorRecord
 from citeaudit.mirror.load import importer
+from citeaudit.resolve.abstracts import abstract_from_inverted_index, plain_abstract
 from citeaudit.resolve.indexes.interface import Candidate, WorkQuery
 from citeaudit.resolve.interface import Author
-from tests.conftest import read_jsonl, shared_data
+from tests.conftest import ROOT, read_jsonl, shared_data
 from tests.mirror.dumps import DATA
 
 
@@ -135,7 +138,18 @@ def test_crossref_real_messages(tmp_path: Path) -> None:
     best = _best(tmp_path / "m.sqlite", WorkQuery(message["title"][0]))
     assert best.index == "mirror:crossref"
     assert best.key == doi
-    assert best.record == record_from_message(message)
+    assert replace(best.record, abstract=None) == replace(record_from_message(message), abstract=None)
+    # Every abstract of the dump is kept, as plain text, and returned on the candidate.
+    with_abstract = {d: m for d, m in titled.items() if m.get("abstract")}
+    assert len(with_abstract) > 100
+    kept = _units("crossref", folder)
+    for d, m in with_abstract.items():
+        assert kept[d].record.abstract == plain_abstract(m["abstract"]), d
+        assert "jats:" not in (kept[d].record.abstract or "")
+    doi, message = sorted(with_abstract.items())[0]
+    best = _best(tmp_path / "m.sqlite", WorkQuery(message["title"][0]))
+    assert best.key == doi
+    assert best.record.abstract == plain_abstract(message["abstract"])
 
 
 def test_openalex_real_work_both_forms(tmp_path: Path) -> None:
@@ -157,6 +171,27 @@ def test_openalex_real_work_both_forms(tmp_path: Path) -> None:
         tmp_path / "m.sqlite", WorkQuery("The state of OA: a large scale analysis of open access", "Piwowar")
     )
     assert (best.index, best.key, best.record.pages) == ("mirror:openalex", "W2741809807", "e4375")
+    assert best.record.abstract is None  # these two lines leave the abstract out
+
+
+def test_openalex_abstract_from_its_inverted_index(tmp_path: Path) -> None:
+    # The same work as the API answers it, with its abstract_inverted_index, as a snapshot line.
+    answer = json.loads(
+        (ROOT / "tests/resolve/indexes/data/openalex_works_state_of_oa.json").read_text("utf-8")
+    )
+    (work,) = answer["results"]
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write(json.dumps(work) + "\n")
+    (record,) = (u.record for u in _units("openalex", path).values())
+    assert record.abstract == abstract_from_inverted_index(work["abstract_inverted_index"])
+    assert record.abstract is not None
+    assert record.abstract.startswith(
+        "Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need"
+    )
+    _import(tmp_path / "m.sqlite", "openalex", path)
+    best = _best(tmp_path / "m.sqlite", WorkQuery(work["display_name"], "Piwowar", 2018))
+    assert best.record.abstract == record.abstract
 
 
 def test_arxiv_real_snapshot_lines(tmp_path: Path) -> None:
@@ -174,6 +209,26 @@ def test_arxiv_real_snapshot_lines(tmp_path: Path) -> None:
     assert balazs.titles == (
         "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
     )
+    assert balazs.abstract == (
+        "A fully differential calculation in perturbative quantum chromodynamics is presented for the "
+        "production of massive photon pairs at hadron colliders."
+    )  # the snapshot's line breaks and indentation as spaces
     _import(tmp_path / "m.sqlite", "arxiv", path)
     best = _best(tmp_path / "m.sqlite", WorkQuery("Number parsing at a gigabyte per second", "Lemire", 2021))
     assert (best.index, best.key, best.arxiv) == ("mirror:arxiv", "2101.11408", "2101.11408")
+    assert best.record.abstract == lemire.record.abstract
+    assert (best.record.abstract or "").startswith("With disks and networks providing gigabytes per second")
+
+
+def test_a_mirror_written_before_abstracts_were_kept_reads_them_as_none(tmp_path: Path) -> None:
+    mirror = tmp_path / "m.sqlite"
+    _import(mirror, "arxiv", DATA / "arxiv" / "arxiv-metadata-oai-snapshot.json")
+    with sqlite3.connect(mirror) as conn:  # the records as an earlier import wrote them: no abstract
+        for rowid, data in conn.execute("SELECT id, data FROM records").fetchall():
+            old = json.loads(data)
+            assert "abstract" in old
+            del old["abstract"]
+            conn.execute("UPDATE records SET data = ? WHERE id = ?", (json.dumps(old).encode(), rowid))
+    best = _best(mirror, WorkQuery("Number parsing at a gigabyte per second", "Lemire", 2021))
+    assert best.key == "2101.11408"
+    assert best.record.abstract is None

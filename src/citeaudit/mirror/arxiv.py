@@ -1,6 +1,7 @@
 """arXiv's metadata snapshot (``arxiv-metadata-oai-snapshot.json``, published on Kaggle and in
 ``gs://arxiv-dataset``): JSON Lines, one paper per line with ``authors_parsed`` as
-``[family, given, suffix]``; normalised as the resolver normalises the arXiv API's answers."""
+``[family, given, suffix]``; normalised as the resolver normalises the arXiv API's answers, the
+``abstract`` kept as plain text."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from citeaudit.mirror.interface import DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
 from citeaudit.mirror.jsonlines import record_rows, record_units
 from citeaudit.mirror.reading import dump_files
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.arxiv import ARXIV_DOI_PREFIX
 from citeaudit.resolve.interface import Author, Record, Relation
 
@@ -85,6 +87,7 @@ def record(paper: Any) -> Unit:
         authors=tuple(a for a in authors if a is not None),
         type="posted-content",
         relations=(Relation("is-preprint-of", None, journal_doi),) if journal_doi else (),
+        abstract=plain_abstract(paper.get("abstract")),
     )
     date = paper.get("update_date")
     return MirrorRecord(FORMAT, aid, rec, aid, date[:10] if isinstance(date, str) else "")

@@ -1,15 +1,18 @@
 """Crossref's public data file (https://www.crossref.org/learning/public-data-file/): a folder
 (or a tar archive) of ``*.json.gz`` files, each ``{"items": [work, …]}``, where a work is what the
-REST API answers as ``message``; normalised as the resolver normalises the API's answers."""
+REST API answers as ``message``; normalised as the resolver normalises the API's answers (the
+``abstract``, JATS, kept as plain text)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from citeaudit.mirror.interface import PASSED, DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
 from citeaudit.mirror.reading import TOO_DEEP, TOO_DEEP_REASON, dump_files, json_items, read_errors
 from citeaudit.mirror.rows import row_of
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.crossref import record_from_message
 
 __all__ = ["FORMAT", "files", "record", "rows", "units"]
@@ -41,6 +44,8 @@ def record(work: Any) -> Unit:
     rec = record_from_message(work)
     if not rec.titles:
         return Skip("no title")
+    if rec.abstract is None and "abstract" in work:  # JATS, as the REST API gives it
+        rec = replace(rec, abstract=plain_abstract(work["abstract"]))
     return MirrorRecord(FORMAT, rec.doi, rec, None, _date(work))
 
 

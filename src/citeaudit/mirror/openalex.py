@@ -1,6 +1,7 @@
 """The OpenAlex works snapshot (https://docs.openalex.org/download-all-data/openalex-snapshot):
 ``data/works/updated_date=…/part_*.gz``, gzip JSON Lines, one work object per line (the API's
-work object). Both the older form (``host_venue``) and the newer (``primary_location``) are read."""
+work object). Both the older form (``host_venue``) and the newer (``primary_location``) are read;
+the abstract, given as an inverted index (``abstract_inverted_index``), is kept as its text."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from citeaudit.mirror.interface import DumpFile, Keep, MirrorRecord, RowUnit, Skip, Unit
 from citeaudit.mirror.jsonlines import record_rows, record_units
 from citeaudit.mirror.reading import dump_files
+from citeaudit.resolve.abstracts import abstract_from_inverted_index
 from citeaudit.resolve.fields import split_name
 from citeaudit.resolve.interface import Author, Record
 
@@ -109,6 +111,7 @@ def record(work: Any) -> Unit:
         volume=_text(biblio.get("volume")),
         issue=_text(biblio.get("issue")),
         pages=pages,
+        abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
     )
     date = work.get("updated_date")
     return MirrorRecord(FORMAT, key, rec, None, date[:10] if isinstance(date, str) else "")

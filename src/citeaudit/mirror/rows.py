@@ -8,7 +8,9 @@ A row is ``(key, title_hash, norm, names, year, data, words, date)``:
 - ``title_hash``: a 64-bit hash of the folded first title, the key of the exact-title index (an
   exact title is found without the full-text index);
 - ``names``: the authors' family names, folded, first author first, ``|`` between them;
-- ``data``: the record's JSON (:meth:`Record.to_json` without its empty fields, UTF-8 bytes);
+- ``data``: the record's JSON (:meth:`Record.to_json` without its empty fields, UTF-8 bytes),
+  the abstract included where the dump gives one (a mirror written before abstracts were kept
+  has none: its records read back with ``abstract`` None);
 - ``words``: what the full-text index is fed: the words of ``norm`` but stopwords, the first
   author's surname as one token ``_surname`` and, with the year, ``_surname_year_word_word``
   for the title's first two and last two words (no title word has an underscore);
@@ -138,6 +140,8 @@ def record_data(r: Record, arxiv: str | None) -> dict[str, Any]:
         out["pages"] = r.pages
     if r.article_number is not None:
         out["article_number"] = r.article_number
+    if r.abstract is not None:
+        out["abstract"] = r.abstract
     if arxiv is not None:
         out["_arxiv"] = arxiv
     return out

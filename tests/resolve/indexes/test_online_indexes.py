@@ -33,6 +33,9 @@ def test_crossref_request_and_candidates(indexes: Indexes, server: IndexServer) 
     assert first.record.agency == "crossref"
     assert first.record.titles == ("Chemical Ecology",)
     assert first.record.type == "reference-entry"
+    assert first.record.abstract is not None  # Crossref's <p>…</p> as plain text
+    assert first.record.abstract.startswith("“Ours is a world of sights and sounds. We live by our eyes")
+    assert "<" not in first.record.abstract
 
 
 def test_crossref_posted_content_and_authors(indexes: Indexes, server: IndexServer) -> None:
@@ -41,6 +44,8 @@ def test_crossref_posted_content_and_authors(indexes: Indexes, server: IndexServ
     answer = indexes.make("crossref").search_many([query])[query.key]
     assert len(answer.candidates) == 5
     top = answer.candidates[0]
+    assert top.record.abstract is not None  # JATS: the "Abstract" title dropped, the paragraphs kept
+    assert top.record.abstract.startswith("Encouraged by decision makers’ appetite for future information")
     assert (top.key, top.record.titles, top.record.year_values) == (
         "10.1111/ele.14024",
         ("The forecast trap",),
@@ -121,6 +126,11 @@ def test_arxiv_request_and_candidates(indexes: Indexes, server: IndexServer) -> 
     )
     assert first.record.type == "posted-content"
     assert first.record.authors[0].family == "Ghojogh"
+    assert first.record.abstract is not None  # the entry's <summary>, its line breaks as spaces
+    assert first.record.abstract.startswith(
+        "This is a tutorial and survey paper on Generative Adversarial Network (GAN), adversarial "
+        "autoencoders, and their variants. We start"
+    )
     every = indexes.make("arxiv").search_many([ATTENTION], limit=10)[ATTENTION.key].candidates
     assert "1701.06264" in [c.key for c in every]  # "v6" is no part of the key
 
@@ -142,6 +152,10 @@ def test_openalex_request_and_candidates(indexes: Indexes, server: IndexServer) 
     assert (record.volume, record.pages) == ("6", "e4375")
     assert record.type == "journal-article"  # the source's Crossref type, not OpenAlex's "book-chapter"
     assert (record.authors[0].family, record.authors[0].sequence) == ("Piwowar", "first")
+    assert record.abstract is not None  # the text of its abstract_inverted_index
+    assert record.abstract.startswith(
+        "Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need"
+    )
 
 
 def test_an_empty_answer_is_an_answer(indexes: Indexes, server: IndexServer) -> None:

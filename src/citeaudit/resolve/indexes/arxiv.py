@@ -8,8 +8,11 @@ send, now and then, an empty page of a search that has results. Neither is an an
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.arxiv import records_from_atom
 from citeaudit.resolve.indexes.interface import Candidate
 from citeaudit.resolve.indexes.online import OnlineIndex, QueryParts, UnreadableAnswer
@@ -18,6 +21,18 @@ __all__ = ["ArxivIndex"]
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _TOTAL = "{http://a9.com/-/spec/opensearch/1.1/}totalResults"
+_ABS_ID = re.compile(r"arxiv\.org/abs/(.+?)(v\d+)?$")
+
+
+def _summaries(entries: list[ET.Element]) -> dict[str, str]:
+    """Each entry's ``summary`` (its abstract) as plain text, by versionless arXiv id."""
+    out: dict[str, str] = {}
+    for entry in entries:
+        m = _ABS_ID.search((entry.findtext(f"{_ATOM}id") or "").strip())
+        text = plain_abstract(entry.findtext(f"{_ATOM}summary"))
+        if m and text:
+            out.setdefault(m.group(1).lower(), text)
+    return out
 
 
 class ArxivIndex(OnlineIndex):
@@ -44,4 +59,10 @@ class ArxivIndex(OnlineIndex):
         if not entries and total.isdigit() and int(total) > 0:
             raise UnreadableAnswer(f"an empty page of {total} results")
         records = records_from_atom(body)  # in the feed's order: arXiv's ranking
-        return [Candidate(self.name, key, record, key) for key, record in list(records.items())[:limit]]
+        summaries = _summaries(entries)
+        out = []
+        for key, record in list(records.items())[:limit]:
+            if record.abstract is None and key in summaries:
+                record = replace(record, abstract=summaries[key])
+            out.append(Candidate(self.name, key, record, key))
+        return out

@@ -4,8 +4,10 @@ its works against a reference as cited (title, first author and year in one stri
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from citeaudit.identifiers.arxiv import arxiv_id_of
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.crossref import record_from_message
 from citeaudit.resolve.http import SAFETY
 from citeaudit.resolve.indexes.interface import Candidate
@@ -42,5 +44,7 @@ class CrossrefIndex(OnlineIndex):
             if not isinstance(item, dict) or not isinstance(item.get("DOI"), str):
                 raise UnreadableAnswer("an item without a DOI")
             record = record_from_message(item)
+            if record.abstract is None and "abstract" in item:  # JATS
+                record = replace(record, abstract=plain_abstract(item["abstract"]))
             out.append(Candidate(self.name, record.doi, record, arxiv_id_of(record.doi)))
         return out

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from citeaudit.identifiers.arxiv import arxiv_id_of, normalize_arxiv
+from citeaudit.resolve.abstracts import abstract_from_inverted_index
 from citeaudit.resolve.fields import split_name
 from citeaudit.resolve.http import SAFETY
 from citeaudit.resolve.indexes.interface import Candidate
@@ -104,6 +105,7 @@ def record_from_work(work: dict[str, Any]) -> tuple[str, Record, str | None]:
         volume=_str(biblio.get("volume")),
         issue=_str(biblio.get("issue")),
         pages=_pages(biblio),
+        abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
     )
     return m.group(1), record, _arxiv(work, doi)
 
