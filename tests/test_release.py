@@ -7,6 +7,8 @@ test may use."""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -152,3 +154,145 @@ def test_the_installed_wheel_runs_the_demo_the_learned_judge_and_the_html_report
     page = (work / "report.html").read_text("utf-8")
     assert page.startswith("<!doctype html>\n")
     assert page == source.stdout  # the templates, styles and scripts all came with the wheel
+
+
+def test_the_wheel_and_the_sdist_carry_the_licence_they_declare(dist: Path) -> None:
+    import tarfile
+
+    licence = (ROOT / "LICENSE").read_text("utf-8")
+    assert licence.startswith("MIT License\n"), licence[:40]
+    assert "Copyright (c) 2026 the citeaudit authors" in licence
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        (meta,) = (n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = MetadataParser().parsestr(z.read(meta).decode("utf-8"))
+        (shipped,) = (n for n in z.namelist() if n.endswith(".dist-info/licenses/LICENSE"))
+        assert z.read(shipped).decode("utf-8") == licence
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata.get_all("License-File") == ["LICENSE"]
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as t:
+        member = next(m for m in t.getmembers() if m.name.count("/") == 1 and m.name.endswith("/LICENSE"))
+        data = t.extractfile(member)
+        assert data is not None
+        assert data.read().decode("utf-8") == licence
+
+
+# What the core install (the wheel and its core dependencies, no extra) answers to a command that
+# needs an extra: exit 2, one line naming the extra, and no file created or changed. A documented
+# command matching a pattern here needs that extra; every other one runs as documented.
+NEEDS_EXTRA = (
+    (re.compile(r"^mirror import .*--format dblp\b"), "mirror"),
+    (re.compile(r"^serve\b"), "service"),
+    (re.compile(r"^mcp\b"), "mcp"),
+    (re.compile(r"^sources add .*--mcp\b"), "mcp"),
+    (re.compile(r"^(snapshot|sources add) \S+\.(pdf|html?)\b"), "documents"),
+    (re.compile(r"--engine ray\b"), "ray"),
+    (re.compile(r"^batch .*\.parquet\b"), "parquet"),
+    (re.compile(r"^judge train\b"), "train"),
+    (re.compile(r"--judge nli:"), "nli"),
+)
+# Commands the guides name in prose rather than in a command block.
+MORE_COMMANDS = (
+    "citeaudit snapshot page.html --doi 10.1234/example",
+    "citeaudit snapshot page.pdf --url https://example.org/paper",
+    "citeaudit sources add paper.pdf --id paper --store evidence.db --scope team/alice",
+    "citeaudit batch answers.parquet --out audit --offline",
+    "citeaudit check claims.json --offline --judge nli:cross-encoder/nli-deberta-v3-base",
+    "citeaudit serve --openapi",
+)
+
+
+def _needed_extra(argv: list[str]) -> str | None:
+    line = " ".join(argv[1:])
+    return next((extra for pattern, extra in NEEDS_EXTRA if pattern.search(line)), None)
+
+
+def _documented_commands() -> list[str]:
+    """Every ``citeaudit`` command line of a shell block of the README and the site's pages."""
+    from tests.docs.support import pages
+
+    texts = {"README.md": (ROOT / "README.md").read_text("utf-8")}
+    texts.update({f"docs/{name}": text for name, text in pages().items()})
+    found = []
+    for text in texts.values():
+        for block in re.findall(r"```(?:sh|bash|console|shell)\n(.*?)```", text, re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = line.strip().removeprefix("$ ").partition("  #")[0].strip()
+                if line.startswith("citeaudit "):
+                    found.append(line)
+    return found
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+@pytest.mark.timeout(280)
+def test_the_core_install_runs_the_documented_commands_or_names_the_extra(
+    installed: Path, tmp_path: Path
+) -> None:
+    from tests.docs.test_examples import EXAMPLES, _env
+
+    citeaudit = str(installed / "bin" / "citeaudit")
+
+    def run(command: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], str | None]:
+        argv = shlex.split(command)
+        assert argv[0] == "citeaudit", command
+        done = subprocess.run([citeaudit, *argv[1:]], cwd=cwd, env=_env(), capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert "Traceback" not in done.stderr, f"{command}\n{done.stderr}"
+        return done, _needed_extra(argv)
+
+    def refused(command: str, done: subprocess.CompletedProcess[str], extra: str) -> None:
+        assert done.returncode == 2, f"{command}: exit {done.returncode}\n{done.stderr}"
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("citeaudit: error: "), line
+        assert line.endswith(f"extra: pip install 'citeaudit[{extra}]'") or (
+            f"pip install 'citeaudit[{extra}]'" in line
+        ), line
+        assert done.stdout == "", command
+
+    # The runnable examples, in copies of their folders: as printed, up to a command that needs an
+    # extra (the commands after it read what it would have made).
+    ran, stopped = 0, set()
+    for n, example in enumerate(EXAMPLES):
+        work = tmp_path / f"example{n}"
+        shutil.copytree(ROOT / example.directory, work, ignore=shutil.ignore_patterns("report.json"))
+        out = []
+        for command, expected in example.commands:
+            before = _tree(work)
+            done, extra = run(command, work)
+            ran += 1
+            if extra is not None:
+                refused(command, done, extra)
+                assert _tree(work) == before, f"{command}: changed the folder"
+                stopped.add(command)
+                break
+            assert done.returncode == expected, (
+                f"{example.where}: {command}: exit {done.returncode}\n{done.stderr}"
+            )
+            out.append(done.stdout)
+        else:
+            if example.printed is not None:
+                assert "".join(out) == example.printed, f"{example.where}: {example.commands}"
+    assert "citeaudit mirror import --format dblp dblp.xml.gz --mirror refs.mirror" in stopped
+    assert ran >= 8
+
+    # Every other documented command that needs an extra, from an empty folder.
+    needing = sorted({c for c in (*_documented_commands(), *MORE_COMMANDS) if _needed_extra(shlex.split(c))})
+    extras = set()
+    for n, command in enumerate(needing):
+        work = tmp_path / f"command{n}"
+        work.mkdir()
+        (work / "claims.json").write_bytes((ROOT / "examples" / "seed000" / "claims.json").read_bytes())
+        before = _tree(work)
+        done, extra = run(command, work)
+        assert extra is not None
+        refused(command, done, extra)
+        assert _tree(work) == before, f"{command}: changed the folder"
+        extras.add(extra)
+    assert extras == {"mirror", "service", "mcp", "documents", "ray", "parquet", "train", "nli"}, extras

@@ -26,6 +26,7 @@ from citeaudit.cli.common import (
     effective_config,
     positive,
     refuse_report_name_for_directory,
+    require_extra,
 )
 from citeaudit.errors import ConfigError
 
@@ -98,6 +99,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.parallel import available_cpus
 
     refuse_report_name_for_directory(args.out, "--out", BATCH_WRITES_WHAT)
+    if args.engine == "ray":
+        require_extra("ray", "batch --engine ray")
+    if any(p.suffix.lower() in (".parquet", ".pq") for p in args.inputs):
+        require_extra("parquet", "Parquet input")
     config = effective_config(args)
     options = BatchOptions(
         inputs=tuple(args.inputs),

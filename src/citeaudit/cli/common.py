@@ -5,8 +5,10 @@ the configuration they make, and output helpers."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -56,6 +58,7 @@ __all__ = [
     "refuse_mismatched_extension",
     "refuse_report_name_for_directory",
     "refuse_to_overwrite",
+    "require_extra",
     "severity_pair",
     "write_file",
 ]
@@ -72,6 +75,40 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ConfigError(f"usage: {message} (see '{self.prog} --help')")
+
+
+# The modules each extra of the package installs that a command needs (pyproject.toml's
+# [project.optional-dependencies]); one missing: the extra is not installed.
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "documents": ("pypdf", "trafilatura"),
+    "web": ("protego", "pypdf", "trafilatura"),
+    "mirror": ("lxml",),
+    "mcp": ("mcp", "mcp_types"),
+    "service": ("fastapi", "uvicorn"),
+    "postgres": ("psycopg",),
+    "nli": ("transformers", "torch"),
+    "train": ("numpy", "scipy", "threadpoolctl"),
+    "parquet": ("pyarrow",),
+    "ray": ("ray", "pyarrow"),
+}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Stop with exit 2 naming the extra when ``what`` (a command, a file type) needs one that is
+    not installed; called before the command opens, creates or changes any file."""
+    missing = [m for m in EXTRA_MODULES[extra] if not _installed(m)]
+    if missing:
+        raise ConfigError(
+            f"{what} needs the {extra} extra ({', '.join(missing)} not installed): "
+            f"pip install 'citeaudit[{extra}]'"
+        )
 
 
 def positive(value: str) -> int:
@@ -312,7 +349,15 @@ def effective_config(args: argparse.Namespace, cwd: Path | None = None) -> Confi
         changes["mirrors"] = tuple(args.mirrors)
     if getattr(args, "indexes", None) is not None:
         changes["indexes"] = index_names(args.indexes, "--indexes")
-    return replace(config, **changes)  # type: ignore[arg-type]
+    config = replace(config, **changes)  # type: ignore[arg-type]
+    if config.judge and _NLI_SPEC.search(config.judge):
+        require_extra("nli", "the nli judge")
+    if config.store and config.store.startswith("postgres"):
+        require_extra("postgres", "an evidence store on PostgreSQL")
+    return config
+
+
+_NLI_SPEC = re.compile(r"(?:^|[^\w-])nli:")
 
 
 def store_and_scope(config: Config, args: argparse.Namespace) -> tuple[str, str]:

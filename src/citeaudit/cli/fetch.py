@@ -22,6 +22,7 @@ from citeaudit.cli.common import (
     add_web_options,
     effective_config,
     input_format,
+    require_extra,
 )
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
     urls = sorted({key for c in citations if (key := pin_key(c.source)) is not None})
     searched = {key: c.source for c in citations if (key := search_key(c.source)) is not None}
+    if urls:  # before any answer is written to the cache
+        require_extra("web", "fetching cited web pages")
     answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois) if dois else {}
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():

@@ -8,7 +8,14 @@ import hashlib
 from pathlib import Path
 from typing import Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, add_scope_option, refuse_to_overwrite, write_file
+from citeaudit.cli.common import (
+    EXIT_CLEAN,
+    Parser,
+    add_scope_option,
+    refuse_to_overwrite,
+    require_extra,
+    write_file,
+)
 from citeaudit.errors import ConfigError
 
 __all__ = ["add_parser", "run"]
@@ -140,6 +147,7 @@ def _table(document: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    require_extra("train", "judge train")
     from citeaudit.semantic.learned import model_bytes
     from citeaudit.semantic.training import train_model
 

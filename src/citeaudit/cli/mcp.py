@@ -15,6 +15,7 @@ from citeaudit.cli.common import (
     add_sources_option,
     add_store_options,
     effective_config,
+    require_extra,
 )
 from citeaudit.errors import ConfigError
 
@@ -39,6 +40,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    require_extra("mcp", "citeaudit mcp")
     import anyio
 
     from citeaudit.service.mcp import McpOptions, build_server, serve_stdio

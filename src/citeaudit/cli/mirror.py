@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, print_json
+from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, print_json, require_extra
 
 if TYPE_CHECKING:
     from citeaudit.mirror.interface import SourceState
@@ -69,6 +69,8 @@ def _count(value: str) -> int:
 
 
 def run_import(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.format == "dblp":  # dblp.xml and its DTD's entities are read by lxml
+        require_extra("mirror", "mirror import --format dblp")
     from citeaudit.mirror import SqliteStore, import_dump
 
     def progress(name: str, units: int) -> None:

@@ -22,6 +22,7 @@ from citeaudit.cli.common import (
     add_store_option,
     effective_config,
     positive,
+    require_extra,
     write_file,
 )
 from citeaudit.errors import ConfigError
@@ -142,6 +143,7 @@ def run_keys(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def run_serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    require_extra("service", "citeaudit serve")
     from citeaudit.service.http import ServiceSettings, create_app, load_keys
 
     if args.keys is None and not args.openapi:

@@ -18,6 +18,7 @@ from citeaudit.cli.common import (
     add_store_options,
     positive,
     print_json,
+    require_extra,
     store_and_scope,
     write_file,
 )
@@ -132,10 +133,24 @@ def _pair(value: str) -> tuple[str, str]:
     return key, val
 
 
+# Files whose text is extracted by the documents extra (pypdf, trafilatura).
+_NEEDS_DOCUMENTS = (".pdf", ".html", ".htm")
+
+
+def _require_reader(file: Path | None, command: str) -> None:
+    """Stop before anything is opened when reading ``file`` needs an extra that is not installed."""
+    if file is not None and file.suffix.lower() in _NEEDS_DOCUMENTS:
+        require_extra("documents", f"{command} of a {file.suffix.lower()} file")
+
+
 def run_sources(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from citeaudit.config import load_config
     from citeaudit.sources.extract import extract_file
 
+    if args.action == "add" and args.mcp:
+        require_extra("mcp", "sources add --mcp")
+    elif args.action == "add":
+        _require_reader(args.file, "sources add")
     config = load_config(Path.cwd(), args.config)
     store, scope = _open(args, config)
     try:
@@ -264,6 +279,7 @@ def run_snapshot(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     from citeaudit.sources.directory import SnapshotDirectory
     from citeaudit.sources.extract import extract_file
 
+    _require_reader(args.file, "snapshot")
     if args.url is not None:
         return _pin_saved_page(args, stdout)
     doi = DOI.normalise(args.doi)
