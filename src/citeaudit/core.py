@@ -25,7 +25,7 @@ from citeaudit.checks.metadata import (
     check_year,
     display_title,
 )
-from citeaudit.checks.numbers import check_numbers
+from citeaudit.checks.numbers import NumberText, check_numbers
 from citeaudit.checks.quote import check_quote
 from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
@@ -60,7 +60,8 @@ from citeaudit.policy import Policy, finalize
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, WorkQuery
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.interface import Judge
-from citeaudit.semantic.stage import fragment_of, judge_report
+from citeaudit.semantic.stage import Cited, Evidence, evidence_of, judge_claims
+from citeaudit.sources.cited import CitedText, abstract_of, page_text, snapshot_text
 from citeaudit.sources.interface import (
     PinAnswer,
     PinStore,
@@ -111,6 +112,7 @@ class _Pending:
     years: tuple[int, ...] = ()  # the cited work's years, which the numbers check exempts
     excerpt: dict[str, str] | None = None
     origin: str = ""  # where the input has a finding of its structure (a Note's)
+    text: CitedText | None = None  # the cited work's pinned text, for a citation with no quote
 
     def row(self) -> Row:
         claim, citation = self.claim, self.citation
@@ -134,6 +136,7 @@ class _Checked:
     record: dict[str, Any] | None = None
     years: tuple[int, ...] = ()
     excerpt: dict[str, str] | None = None
+    text: CitedText | None = None  # what a citation with no quote is judged and its numbers checked on
 
 
 EXCERPT_CONTEXT = 160  # characters of source text kept on each side of a located quote
@@ -282,9 +285,12 @@ class _Context:
         summary: dict[str, Any],
         first: list[Finding],
         citations: list[Citation],
+        where: str = "",
     ) -> list[_Checked]:
         """Each citation's metadata against the work's record, its quote against the work's
-        snapshot (by ``snapshot_key``; None: the work has none, as a record without a DOI)."""
+        snapshot (by ``snapshot_key``; None: the work has none, as a record without a DOI).
+        A citation with no quote is read in the snapshot, else in the record's abstract
+        (given by ``where``, the index that found it, else the record's agency)."""
         make = self.make
         relations = [*first, *check_relations(record, make)]
         snapshot: SourceText | None = None
@@ -302,7 +308,7 @@ class _Context:
             if source.first_author is not None:
                 findings += check_first_author(source.first_author, record, make)
             findings += check_work(source, record, make)
-            if not loaded and citation.quote is not None and snapshot_key is not None:
+            if not loaded and snapshot_key is not None:
                 try:
                     text = self.snapshots.text_for_doi(snapshot_key)
                 except SourceError as e:  # this work's citations could not be checked; the rest can
@@ -318,9 +324,15 @@ class _Context:
                 quote_findings, location = check_quote(
                     citation.quote, snapshot, self.settings.min_quote_length, make, doi=snapshot_key or ""
                 )
+            read: CitedText | None = None
+            if citation.quote is None:  # an unreadable snapshot is no text: the abstract, if any
+                read = snapshot_text(snapshot_key, snapshot.text) if snapshot and snapshot_key else None
+                read = read or abstract_of(record, where)
             lines, excerpt = _place(snapshot, location)
             out.append(
-                _Checked(findings + quote_findings, location, lines, summary, record.year_values, excerpt)
+                _Checked(
+                    findings + quote_findings, location, lines, summary, record.year_values, excerpt, read
+                )
             )
         return out
 
@@ -369,7 +381,9 @@ class _Context:
             suggestion=fix,
         )
         summary = _record_summary(record) | {"matched": best.to_json() | {"by": "search"}}
-        return self._against_record(record, record.doi or None, summary, [found], citations)
+        return self._against_record(
+            record, record.doi or None, summary, [found], citations, where=candidate.index
+        )
 
     # -- web pages, checked against their pins --------------------------------------
 
@@ -396,7 +410,10 @@ class _Context:
             findings += check_page_doi(source.named_doi, pin.citation_doi, make)
             quote_findings, location = check_quote(citation.quote, text, self.settings.min_quote_length, make)
             lines, excerpt = _place(text, location)
-            out.append(_Checked(findings + quote_findings, location, lines, summary, excerpt=excerpt))
+            read = page_text(pin) if citation.quote is None else None
+            out.append(
+                _Checked(findings + quote_findings, location, lines, summary, excerpt=excerpt, text=read)
+            )
         return out
 
     # -- corpus documents (seed 003) -------------------------------------------------
@@ -481,32 +498,50 @@ class _Context:
 
 
 def _claim_pass(
-    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: Judge | None
-) -> tuple[list[Finding], ClaimStatus, Verdict | None]:
-    """The claim-level numbers check, the claim's status, and, for a claim
-    awaiting an entailment check, the verdict of a per-claim judge (``rules``),
-    which thus rides in the same processes instead of a pass of its own."""
+    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: Judge | None, judged: bool
+) -> tuple[list[Finding], ClaimStatus, Verdict | None, Evidence | None]:
+    """The claim-level numbers check, the claim's status, and, for a claim awaiting an
+    entailment check when a judge runs (``judged``), the evidence it is judged on — the
+    passages of quote-less citations are ranked here, inside the worker processes — and the
+    verdict of a per-claim judge (``rules``, ``learned``), which thus rides in the same processes."""
     findings = _check_numbers(claim, rows, make)
     status = _claim_status([*(f for r in rows for f in r.findings), *findings], disputed)
-    if judge is None or status is not ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
-        return findings, status, None
-    fragments = [f for r in rows if (f := fragment_of(r.citation_id, r.citation)) is not None]
-    return findings, status, judge.judge(claim.text, fragments) if fragments else None
+    if not judged or status is not ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
+        return findings, status, None, None
+    cited = [
+        Cited(r.citation_id, r.citation, r.text)
+        for r in rows
+        if r.citation is not None and r.citation_id is not None
+    ]
+    evidence = evidence_of(claim.text, cited)
+    if evidence is None or judge is None:
+        return findings, status, None, evidence
+    return findings, status, evidence.label(judge.judge(claim.text, evidence.fragments)), None
 
 
 def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
-    """The claim's numbers against all its quotes (a claim-level finding)."""
-    cited = [r.citation for r in rows if r.citation is not None]
+    """The claim's numbers against what was read of its citations: their quotes, and for a
+    citation with no quote the pinned text of its work (a claim-level finding)."""
+    cited = [r for r in rows if r.citation is not None]
     if not cited:
         return []
-    quotes = [c.quote for c in cited if c.quote is not None]
+    texts: list[NumberText] = []
+    for r in cited:
+        assert r.citation is not None
+        if r.citation.quote is not None:
+            texts.append(NumberText(r.citation.quote, "quote"))
+        elif r.text is not None:
+            texts.append(NumberText(r.text.text, r.text.basis.value))
+        else:
+            texts.append(NumberText(None, "none"))
     years: set[int] = set()
     for r in rows:
         year = r.citation.source.cited_year if r.citation is not None else None
         if year:
             years.add(year)
         years.update(r.years)
-    return check_numbers(claim.text, quotes, years, make, len(cited))
+    markers = tuple(m.text for m in claim.place.markers) if claim.place is not None else ()
+    return check_numbers(claim.text, texts, years, make, markers=markers)
 
 
 class Suggester(Protocol):
@@ -685,7 +720,7 @@ def audit(
         for row, checked in zip(group, results, strict=True):
             row.findings += checked.findings
             row.location, row.lines, row.record = checked.location, checked.lines, checked.record
-            row.years, row.excerpt = checked.years, checked.excerpt
+            row.years, row.excerpt, row.text = checked.years, checked.excerpt, checked.text
 
     if suggester is not None:
         _add_candidates(everything, suggester)
@@ -699,7 +734,12 @@ def audit(
     inline = judge if judge is not None and judge.per_claim else None
     passes = run_items(
         lambda i: _claim_pass(
-            sorted_claims[i], claim_rows[sorted_claims[i].id], make, sorted_claims[i].id in disputed, inline
+            sorted_claims[i],
+            claim_rows[sorted_claims[i].id],
+            make,
+            sorted_claims[i].id in disputed,
+            inline,
+            judge is not None,
         ),
         len(sorted_claims),
         # Without a judge the pass is a few microseconds a claim: less than forking for it costs.
@@ -707,7 +747,8 @@ def audit(
     )
     claims: list[ClaimResult] = []
     verdicts: dict[str, Verdict] = {}
-    for claim, (findings, status, verdict) in zip(sorted_claims, passes, strict=True):
+    to_judge: dict[str, tuple[str, Evidence]] = {}  # for a judge that batches or waits on a server
+    for claim, (findings, status, verdict, evidence) in zip(sorted_claims, passes, strict=True):
         own = claim_rows[claim.id]
         # Reported on the claim's first citation, the seed's place for it.
         first = next((r for r in own if r.citation is not None), None)
@@ -717,6 +758,8 @@ def audit(
         claims.append(ClaimResult(claim.id, claim.kind, status, ids))
         if verdict is not None:
             verdicts[claim.id] = verdict
+        elif evidence is not None:
+            to_judge[claim.id] = (claim.text, evidence)
 
     deterministic = Report(
         submission=submission,
@@ -727,6 +770,6 @@ def audit(
         checker_version=__version__,
         decision=Decision.REJECT,
     )
-    if judge is not None and inline is None:
-        verdicts = judge_report(deterministic, judge)
+    if judge is not None and to_judge:
+        verdicts |= judge_claims(judge, to_judge)
     return finalize(deterministic, verdicts, reviews, settings.policy)

@@ -28,6 +28,7 @@ __all__ = [
     "Marker",
     "Note",
     "Outcome",
+    "Passage",
     "ReferenceSource",
     "Report",
     "ReportStatus",
@@ -39,6 +40,7 @@ __all__ = [
     "Span",
     "StoreSource",
     "Submission",
+    "TextRead",
     "Verdict",
     "VerdictLabel",
     "WorkSource",
@@ -106,6 +108,40 @@ class JudgeIdentity:
 
 
 @dataclass(frozen=True, slots=True)
+class TextRead:
+    """Which pinned text of a cited work the judge read for a citation with no quote."""
+
+    citation_id: str
+    basis: str  # full_text, page or abstract (sources/cited)
+    name: str  # what it is, for a reader
+    sha256: str
+    length: int  # in characters
+
+    def to_json(self) -> dict[str, Any]:
+        return {"basis": self.basis, "citation": self.citation_id, "length": self.length, "name": self.name,
+                "sha256": self.sha256}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A passage the judge read for a claim whose citation gives no quote: ``[start, end)`` of
+    the cited work's pinned text (named by its basis and digest), found by ranking that text's
+    sentence windows against the claim (``semantic/passages.py``); ``rank`` 1 is the best."""
+
+    citation_id: str
+    basis: str  # full_text, page or abstract (sources/cited)
+    text_sha256: str  # the digest of the whole text the range is of
+    start: int
+    end: int
+    text: str
+    rank: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"basis": self.basis, "citation": self.citation_id, "end": self.end, "rank": self.rank,
+                "start": self.start, "text": self.text, "text_sha256": self.text_sha256}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """A semantic judge's answer for one claim: never a deterministic fact."""
 
@@ -118,6 +154,11 @@ class Verdict:
     probability: float | None = None  # probability of support, from a judge that has one (``learned``)
     reason: str | None = None  # what moved the verdict most, for a reader
     unsupported_spans: tuple[tuple[int, int], ...] = ()  # ``[start, end)`` ranges of the claim text
+    # What the judge read: the verified quotes (``quote``), or passages it was given from the
+    # cited works' texts (``retrieved``): a judged support there, never a proved one.
+    basis: Literal["quote", "retrieved"] = "quote"
+    passages: tuple[Passage, ...] = ()
+    texts: tuple[TextRead, ...] = ()  # the texts the passages were found in, one per citation read
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,13 +5,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit.checks.codes import FindingMaker
-from citeaudit.checks.numbers import _grouped_tail, _space_grouped, check_numbers, extract_numbers
+from citeaudit.checks.numbers import (
+    NumberText,
+    _grouped_tail,
+    _space_grouped,
+    check_numbers,
+    extract_numbers,
+    stated_text,
+)
 
 MAKE = FindingMaker()
 
 
 def labels(claim: str, quote: str | None, years: tuple[int, ...] = ()) -> list[str]:
-    return [f.label for f in check_numbers(claim, [quote] if quote else [], years, MAKE, 1)]
+    texts = [NumberText(quote, "quote")] if quote else [NumberText(None, "none")]
+    return [f.label for f in check_numbers(claim, texts, years, MAKE)]
 
 
 @pytest.mark.parametrize(
@@ -59,13 +67,76 @@ def test_the_cited_works_year_needs_no_quote() -> None:
     ]
 
 
-def test_no_quote_supports_nothing() -> None:
-    (f,) = check_numbers("30 days", [], (), MAKE, 1)
-    assert f.message == "the claim's number(s) 30 do not occur in any quote (the claim's citations give none)"
+def test_numbers_of_a_citation_never_read_are_not_checked() -> None:
+    """What was not read was not checked: no quote and no pinned text is a note, never an error."""
+    (f,) = check_numbers("30 days", [NumberText(None, "none")], (), MAKE)
+    assert f.label == "I_NUMBERS_NOT_CHECKED:30"
+    assert f.severity == "info"
+    assert f.message == (
+        "the claim's number(s) 30 were not checked: its citation gives no quote, and no text of the cited "
+        "work is pinned"
+    )
+    (g,) = check_numbers("30 days", [NumberText("40 days", "quote"), NumberText(None, "none")], (), MAKE)
+    assert g.message == (
+        "the claim's number(s) 30 were not checked: 1 of its 2 citations give no quote, and no text of the "
+        "cited work is pinned"
+    )
+
+
+def test_numbers_in_a_full_text_or_a_page_are_checked_there() -> None:
+    page = NumberText("The survey of 2,000 adults found 45% agreed.", "page")
+    assert check_numbers("45% of 2000 adults agreed", [page], (), MAKE) == []
+    (f,) = check_numbers("47% of 2000 adults agreed", [page], (), MAKE)
+    assert (f.label, f.message) == (
+        "E_NUMBER_UNSUPPORTED:47%",
+        "the claim's number(s) 47% do not occur in the page of the cited work",
+    )
+    full = NumberText("Accuracy rose to 91.2 on the test set.", "full_text")
+    (g,) = check_numbers("Accuracy rose to 93.4", [full], (), MAKE)
+    assert g.message == "the claim's number(s) 93.4 do not occur in the full text of the cited work"
+
+
+def test_a_number_absent_from_an_abstract_is_a_warning_that_says_so() -> None:
+    abstract = NumberText("We train a model that beats the baseline.", "abstract")
+    (f,) = check_numbers("The model beats the baseline by 4.5 points", [abstract], (), MAKE)
+    assert (f.label, f.severity) == ("W_NUMBER_NOT_IN_ABSTRACT:4.5", "warning")
+    assert f.message == (
+        "the claim's number(s) 4.5 are not in the abstract of the cited work; the full text was not read"
+    )
 
 
 def test_several_quotes_support_together() -> None:
-    assert check_numbers("from 18 to 7", ["from 18", "down to 7"], (), MAKE, 2) == []
+    texts = [NumberText("from 18", "quote"), NumberText("down to 7", "quote")]
+    assert check_numbers("from 18 to 7", texts, (), MAKE) == []
+    (f,) = check_numbers("from 18 to 6", texts, (), MAKE)
+    assert f.message == "the claim's number(s) 6 do not occur in any quote of its 2 citations"
+
+
+@pytest.mark.parametrize(
+    ("claim", "stated"),
+    [
+        ("Revenue grew 12% [Deloitte, 2023].", "Revenue grew 12%  ."),
+        ("Scores reached 88.1 (Vaswani et al., 2017; Lee, 2019a).", "Scores reached 88.1  ."),
+        ("t-SNE (van der Maaten & Hinton, 2008, p. 3) maps 3 dims", "t-SNE   maps 3 dims"),
+        ("See arXiv:2502.03671v1 and https://x.org/a/2 for 3 runs", "See   and   for 3 runs"),
+        ("3.2 Results show 45 cases", "  Results show 45 cases"),
+        ("(n = 120 patients, 2023) grew", "(n = 120 patients, 2023) grew"),
+    ],
+)
+def test_what_cites_is_not_what_the_claim_states(claim: str, stated: str) -> None:
+    assert stated_text(claim) == stated
+
+
+def test_numbers_inside_the_claims_markers_are_not_checked() -> None:
+    quote = [NumberText("the share fell to 7", "quote")]
+    assert check_numbers("The share fell to 7 [12]", quote, (), MAKE, markers=["[12]"]) == []
+    # Without the markers the reader found, "[12]" is a number like any other.
+    assert [f.label for f in check_numbers("The share fell to 7 [12]", quote, (), MAKE)] == [
+        "E_NUMBER_UNSUPPORTED:12"
+    ]
+    assert [f.label for f in check_numbers("The share fell to 7 in 12 states", quote, (), MAKE)] == [
+        "E_NUMBER_UNSUPPORTED:12"
+    ]
 
 
 _GROUPS = st.lists(

@@ -143,7 +143,22 @@ CATALOGUE: dict[str, CodeInfo] = {
             "E_NUMBER_UNSUPPORTED",
             _E,
             _WRONG,
-            "Numbers in the claim occur in none of its quotes (listed after the colon).",
+            "Numbers in the claim occur in none of its quotes, nor in the full text or page of a cited "
+            "work it quotes nothing from (listed after the colon).",
+        ),
+        CodeInfo(
+            "W_NUMBER_NOT_IN_ABSTRACT",
+            _W,
+            _NOTE,
+            "Numbers in the claim are not in the abstract of a work it cites; the full text was not read, "
+            "and may give them (listed after the colon).",
+        ),
+        CodeInfo(
+            "I_NUMBERS_NOT_CHECKED",
+            _I,
+            _NOTE,
+            "The claim's numbers were not checked: no text of a cited work was read for a citation that "
+            "quotes nothing (no snapshot, page or abstract is pinned).",
         ),
         CodeInfo("E_UNCITED", _E, _WRONG, "The claim cites nothing."),
         # structure of a response with a top-level citation list (seed 003)

@@ -1,4 +1,13 @@
-"""Numbers in a claim must occur in its quotes.
+"""Numbers in a claim must occur in what was read of its citations: their quotes, and for a
+citation with no quote the pinned text of the work it cites (``NumberText``).
+
+What was not read was not checked: a number absent from every quote and full text (or page)
+of the claim's citations is ``E_NUMBER_UNSUPPORTED``; one absent where some citation was read
+only in its abstract is ``W_NUMBER_NOT_IN_ABSTRACT`` (the full text may give it); where some
+citation gave no text at all, the numbers are not checked (``I_NUMBERS_NOT_CHECKED``). A number
+inside the claim's citation markers (``[Deloitte, 2023]``, ``(Vaswani et al., 2017)``), in an
+identifier or URL it names (``arXiv:2502.03671v1``), or a heading's section number is no number
+the claim states.
 
 Rules (each cuts a false positive of the seed's plain digit match, and none
 lets a different number pass):
@@ -37,7 +46,7 @@ from functools import lru_cache
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import Finding
 
-__all__ = ["NumberMention", "check_numbers", "extract_numbers"]
+__all__ = ["NumberMention", "NumberText", "check_numbers", "extract_numbers", "stated_text"]
 
 _SPACE = " \u00a0\u2009\u202f"
 _TOKEN_RE = re.compile(rf"\d+(?:[.,{_SPACE}]\d+)*(?:[{_SPACE}]?%)?")
@@ -151,15 +160,61 @@ def _values(mentions: Iterable[NumberMention]) -> set[Decimal]:
     return {v for m in mentions for r in m.readings for v in r}
 
 
+@dataclass(frozen=True, slots=True)
+class NumberText:
+    """What was read of one citation: its quote (``quote``), the pinned text of the work it cites
+    (``full_text``, ``page``, ``abstract``), or nothing (``none``, ``text`` None)."""
+
+    text: str | None
+    basis: str
+
+
+# Parts of a claim's text that cite rather than state: a bracketed citation that names a year or
+# an identifier ([Deloitte, 2023], [arXiv:2502.03671v1]), a parenthesised author-year citation
+# ((Vaswani et al., 2017; Lee, 2019a), (van der Maaten & Hinton, 2008, p. 3)), an identifier or
+# URL, and the number a heading or list item starts with (3.2 Results).
+_YEAR = r"(?:1[5-9]|20)\d{2}[a-z]?"
+_PARTICLES = r"(?:(?:van|von|de|der|den|del|della|la|le|di|da|du|dos|al|el|ten|ter)\s+)*"
+_CITING = re.compile(
+    # [Deloitte, 2023], [arXiv:2502.03671v1], [10.1000/x]
+    r"\[[^\[\]\n]{0,200}?(?:\b" + _YEAR + r"|\d{4}\.\d{4,5}|10\.\d{4,9}/)[^\[\]\n]{0,200}\]"
+    # (Vaswani et al., 2017), (van der Maaten & Hinton, 2008, p. 3), (see Lee 2019a; Kim, 2020)
+    r"|\((?:(?i:see|cf\.|e\.g\.,?)\s+)?"
+    + _PARTICLES
+    + r"[A-Z][^()\n]{0,150}?,?\s+"
+    + _YEAR
+    + r"(?:[,;][^()\n]{0,150})?\)"
+    # identifiers and URLs
+    r"|(?i:\barXiv:|\bdoi:)\s*\S+|(?i:\bhttps?://)\S+|\b10\.\d{4,9}/\S+"
+    # the section number a heading or a numbered item starts with: "3.2 Results", "4. Methods"
+    r"|^\s*(?:#+\s*)?(?:\d+(?:\.\d+)+|\d+\.)(?=\s+[A-Z])"
+)
+
+
+def stated_text(claim_text: str, markers: Iterable[str] = ()) -> str:
+    """The claim's text without what cites rather than states (see ``_CITING``), each cut
+    replaced by a space so the numbers on either side stay apart."""
+    for marker in markers:
+        if marker:
+            claim_text = claim_text.replace(marker, " ")
+    return _CITING.sub(" ", claim_text)
+
+
 def check_numbers(
-    claim_text: str, quotes: list[str], own_years: Iterable[int], make: FindingMaker, cited: int
+    claim_text: str,
+    texts: list[NumberText],
+    own_years: Iterable[int],
+    make: FindingMaker,
+    markers: Iterable[str] = (),
 ) -> list[Finding]:
-    """``E_NUMBER_UNSUPPORTED:<n,…>`` for claim numbers in none of the quotes."""
-    mentions = extract_numbers(claim_text)
+    """The claim's numbers in none of ``texts`` (one per citation): ``E_NUMBER_UNSUPPORTED`` when
+    every citation was read in a quote or in full, ``W_NUMBER_NOT_IN_ABSTRACT`` when some only in
+    an abstract, ``I_NUMBERS_NOT_CHECKED`` when some not at all."""
+    mentions = extract_numbers(stated_text(claim_text, markers))
     if not mentions:
         return []
     years = {Decimal(y) for y in own_years}
-    supported = _values(m for q in quotes for m in extract_numbers(q))
+    supported = _values(m for t in texts if t.text is not None for m in extract_numbers(t.text))
     missing: dict[str, None] = {}  # in order of first mention, each once (a list scan was quadratic)
     for mention in mentions:
         if any(r <= supported for r in mention.readings):
@@ -169,14 +224,40 @@ def check_numbers(
         missing[mention.label] = None
     if not missing:
         return []
-    where = "its quote" if cited == 1 else f"any quote of its {cited} citations"
-    if not quotes:
-        where = "any quote (the claim's citations give none)"
+    numbers = ", ".join(missing)
+    bases = {t.basis for t in texts}
+    if "none" in bases:
+        unread = sum(1 for t in texts if t.text is None)
+        message = (
+            f"the claim's number(s) {numbers} were not checked: "
+            + ("its citation gives" if len(texts) == 1 else f"{unread} of its {len(texts)} citations give")
+            + " no quote, and no text of the cited work is pinned"
+        )
+        return [make("I_NUMBERS_NOT_CHECKED", message, detail=",".join(missing))]
+    suggestion = {"numbers": list(missing)}
+    if "abstract" in bases:
+        message = (
+            f"the claim's number(s) {numbers} are not in the abstract of the cited work"
+            + ("" if len(texts) == 1 else " nor in what was read of its other citations")
+            + "; the full text was not read"
+        )
+        return [make("W_NUMBER_NOT_IN_ABSTRACT", message, detail=",".join(missing), suggestion=suggestion)]
+    where = _where(texts)
     return [
         make(
             "E_NUMBER_UNSUPPORTED",
-            f"the claim's number(s) {', '.join(missing)} do not occur in {where}",
+            f"the claim's number(s) {numbers} do not occur in {where}",
             detail=",".join(missing),
-            suggestion={"numbers": list(missing)},
+            suggestion=suggestion,
         )
     ]
+
+
+def _where(texts: list[NumberText]) -> str:
+    """What was read, as the message says it: the seed's words for quotes alone."""
+    quotes = sum(1 for t in texts if t.basis == "quote")
+    if quotes == len(texts):
+        return "its quote" if quotes == 1 else f"any quote of its {quotes} citations"
+    if len(texts) == 1:
+        return "the page of the cited work" if texts[0].basis == "page" else "the full text of the cited work"
+    return f"any quote or text of the cited works of its {len(texts)} citations"

@@ -93,6 +93,7 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
     if verdict is None:
         return None
     out: dict[str, Any] = {
+        "basis": verdict.basis,
         "confidence": verdict.confidence,
         "judge": str(verdict.judge),
         "label": verdict.label,
@@ -104,6 +105,9 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
         out["probability"] = verdict.probability
         out["reason"] = verdict.reason
         out["unsupported_spans"] = [[start, end] for start, end in verdict.unsupported_spans]
+    if verdict.passages:  # judged on passages of the cited texts: which texts, which ranges
+        out["passages"] = [p.to_json() for p in verdict.passages]
+        out["texts"] = [t.to_json() for t in verdict.texts]
     return out
 
 

@@ -40,7 +40,32 @@ class CheckerDoc(_Part):
     version: str
 
 
+class PassageDoc(_Part):
+    """A passage a verdict on retrieved passages was judged on: ``[start, end)`` of a cited text."""
+
+    basis: Literal["full_text", "page", "abstract"]
+    citation: str
+    end: Annotated[int, Field(ge=0)]
+    rank: Annotated[int, Field(ge=1)]
+    start: Annotated[int, Field(ge=0)]
+    text: str
+    text_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class TextReadDoc(_Part):
+    """Which pinned text of a cited work was read for a citation with no quote."""
+
+    basis: Literal["full_text", "page", "abstract"]
+    citation: str
+    length: Annotated[int, Field(ge=0)]
+    name: str
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class VerdictDoc(_Part):
+    basis: Literal["quote", "retrieved"] = "quote"
+    passages: list[PassageDoc] | None = None
+    texts: list[TextReadDoc] | None = None
     confidence: float | None
     judge: str
     label: Literal["entailed", "contradicted", "insufficient", "unknown"]

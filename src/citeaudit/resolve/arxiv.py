@@ -8,6 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from citeaudit.identifiers.arxiv import ARXIV_DOI_PREFIX, arxiv_id_of, normalize_arxiv
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.fields import split_name
 from citeaudit.resolve.interface import Author, Record, Relation
 
@@ -55,5 +56,6 @@ def records_from_atom(body: bytes) -> dict[str, Record]:
             authors=tuple(_author(_text(a, "a:name")) for a in entry.findall("a:author", _NS)),
             type="posted-content",
             relations=relations,
+            abstract=plain_abstract(_text(entry, "a:summary")),
         )
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.fields import date_year, strings
 from citeaudit.resolve.interface import Author, Record, Relation
 
@@ -62,4 +63,5 @@ def record_from_message(message: dict[str, Any]) -> Record:
         issue=_text(message.get("issue")),
         pages=_text(message.get("page")),
         article_number=_text(message.get("article-number")),
+        abstract=plain_abstract(message.get("abstract")),  # JATS XML
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.fields import date_year, strings
 from citeaudit.resolve.interface import Author, Record
 
@@ -44,4 +45,5 @@ def record_from_csl(csl: dict[str, Any], agency: str) -> Record:
         volume=str(csl["volume"]) if isinstance(csl.get("volume"), (str, int)) else None,
         issue=str(csl["issue"]) if isinstance(csl.get("issue"), (str, int)) else None,
         pages=csl["page"] if isinstance(csl.get("page"), str) else None,
+        abstract=plain_abstract(csl.get("abstract")),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.interface import Author, Record, Relation
 
 __all__ = ["record_from_datacite"]
@@ -32,6 +33,17 @@ def _author(creator: dict[str, Any]) -> Author:
 
 def _text(value: Any) -> str | None:
     return str(value).strip() or None if isinstance(value, (str, int)) else None
+
+
+def _abstract(attributes: dict[str, Any]) -> str | None:
+    """The descriptions of type Abstract, in the order given, as one text."""
+    found = [
+        text
+        for d in attributes.get("descriptions") or ()
+        if isinstance(d, dict) and d.get("descriptionType") == "Abstract"
+        and (text := plain_abstract(d.get("description"))) is not None
+    ]  # fmt: skip
+    return "\n\n".join(found) or None
 
 
 def record_from_datacite(attributes: dict[str, Any]) -> Record:
@@ -71,4 +83,5 @@ def record_from_datacite(attributes: dict[str, Any]) -> Record:
         issue=_text(container.get("issue")),
         pages="-".join(p for p in (_text(container.get("firstPage")), _text(container.get("lastPage"))) if p)
         or None,
+        abstract=_abstract(attributes),
     )

@@ -1,48 +1,100 @@
-"""The semantic stage inside an audit: which claims a judge sees, and with
-which fragments.
+"""The semantic stage inside an audit: which claims a judge sees, and with which evidence.
 
-Only claims that passed every deterministic check are judged (a judge's
-verdict must never hide a deterministic error), and each sees only the
-quotes of its own citations, exactly as they were verified in the source.
-A claim whose citations carry no quote (a DOI with metadata only) has
-nothing to judge and gets no verdict.
+Only claims that passed every deterministic check are judged (a judge's verdict must never
+hide a deterministic error). A claim whose citations all quote is judged on those quotes,
+exactly as they were verified in the source (basis ``quote``). A citation with no quote is
+read in the pinned text of the work it cites — its snapshot, corpus document or store
+revision (``full_text``), its page (``page``) or its abstract (``abstract``), named by
+``sources/cited`` — and the judge is given the passages of those texts that best match the
+claim (``semantic/passages.py``), with the quotes of the claim's other citations (basis
+``retrieved``). A verdict on retrieved passages is a judged support, never a proved one: the
+verdict names the texts read and the passages with their ranges. A claim with neither a
+quote nor a text read gets no verdict.
 """
 
 from __future__ import annotations
 
-from citeaudit.model import Citation, ClaimStatus, Report, Verdict
-from citeaudit.semantic.interface import Fragment, Judge
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
-__all__ = ["fragment_of", "fragments_by_claim", "judge_report"]
+from citeaudit.model import Citation, Passage, TextRead, Verdict
+from citeaudit.semantic.interface import Fragment, Judge
+from citeaudit.semantic.passages import DEFAULT_PASSAGES, rank_passages
+from citeaudit.sources.cited import CitedText
+
+__all__ = ["ABSTRACT_ONLY", "Cited", "Evidence", "evidence_of", "fragment_of", "judge_claims"]
+
+# Said of a claim not found in the abstracts it was judged on: the work itself may say it.
+ABSTRACT_ONLY = "the abstract does not state this; the full text was not read"
+
+
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """One verified citation of a claim: its id, the citation, and the pinned text of the work
+    it cites when it gives no quote (None when there is none, or it quotes)."""
+
+    citation_id: str
+    citation: Citation
+    text: CitedText | None = None
 
 
 def fragment_of(citation_id: str | None, citation: Citation | None) -> Fragment | None:
     """What a judge sees of one verified citation: its quote, if it has one."""
     if citation is None or not citation.quote or not citation.quote.strip():
         return None
-    source = citation.source
-    years = (source.cited_year,) if source.cited_year is not None else ()
-    return Fragment(citation_id or citation.id, citation.quote, years)
+    return Fragment(citation_id or citation.id, citation.quote, _years(citation))
 
 
-def fragments_by_claim(report: Report) -> dict[str, list[Fragment]]:
-    """The verified quotes of each claim awaiting an entailment check."""
-    waiting = {c.id for c in report.claims if c.status is ClaimStatus.REQUIRES_ENTAILMENT_CHECK}
-    fragments: dict[str, list[Fragment]] = {claim_id: [] for claim_id in sorted(waiting)}
-    for row in report.rows:
-        if row.claim_id not in waiting or row.errors:
-            continue
-        fragment = fragment_of(row.citation_id, row.citation)
-        if fragment is not None:
-            fragments[row.claim_id].append(fragment)
-    return {claim_id: found for claim_id, found in fragments.items() if found}
+def _years(citation: Citation) -> tuple[int, ...]:
+    year = citation.source.cited_year
+    return (year,) if year is not None else ()  # the cited work's year: a claim may name it unquoted
 
 
-def judge_report(report: Report, judge: Judge) -> dict[str, Verdict]:
-    """One verdict per claim with fragments, all asked of the judge in one
-    batch (``nli`` batches them, ``llm`` asks its server for each)."""
-    texts = {c.id: c.text for c in report.submission.claims}
-    fragments = fragments_by_claim(report)
-    claim_ids = list(fragments)
-    verdicts = judge.judge_many([(texts[claim_id], fragments[claim_id]) for claim_id in claim_ids])
-    return dict(zip(claim_ids, verdicts, strict=True))
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the judge reads for one claim, and what the verdict will say it read."""
+
+    fragments: tuple[Fragment, ...]
+    passages: tuple[Passage, ...] = ()
+    texts: tuple[TextRead, ...] = ()
+    abstract_only: bool = False  # every text read for a quote-less citation is an abstract
+
+    @property
+    def retrieved(self) -> bool:
+        return bool(self.passages)
+
+    def label(self, verdict: Verdict) -> Verdict:
+        """The judge's verdict with the basis, the passages and the texts it was given."""
+        if not self.retrieved:
+            return verdict
+        reason = verdict.reason
+        if self.abstract_only and verdict.label == "insufficient":
+            reason = ABSTRACT_ONLY if not reason else f"{ABSTRACT_ONLY}; {reason}"
+        return replace(verdict, basis="retrieved", passages=self.passages, texts=self.texts, reason=reason)
+
+
+def evidence_of(claim: str, cited: Sequence[Cited], k: int = DEFAULT_PASSAGES) -> Evidence | None:
+    """The quotes of the claim's citations and, for those with no quote, the ``k`` best
+    passages of the texts of the works they cite; None when there is nothing to read."""
+    fragments = [f for c in cited if (f := fragment_of(c.citation_id, c.citation)) is not None]
+    unquoted = [c for c in cited if c.text is not None and fragment_of(c.citation_id, c.citation) is None]
+    if not unquoted:
+        return Evidence(tuple(fragments)) if fragments else None
+    read: dict[str, tuple[CitedText, tuple[int, ...]]] = {}
+    for c in unquoted:
+        assert c.text is not None
+        read.setdefault(c.citation_id, (c.text, _years(c.citation)))
+    passages = rank_passages(claim, [(cid, text) for cid, (text, _) in read.items()], k)
+    fragments += [Fragment(p.citation_id, p.text, read[p.citation_id][1]) for p in passages]
+    texts = tuple(text.read_by(cid) for cid, (text, _) in read.items())
+    abstract_only = all(not text.complete for text, _ in read.values())
+    return Evidence(tuple(fragments), passages, texts, abstract_only)
+
+
+def judge_claims(judge: Judge, claims: Mapping[str, tuple[str, Evidence]]) -> dict[str, Verdict]:
+    """One verdict per claim with evidence, all asked of the judge in one batch (``nli``
+    batches them, ``llm`` asks its server for each), in the order of the claim ids."""
+    claim_ids = sorted(claims)
+    items = [(claims[i][0], list(claims[i][1].fragments)) for i in claim_ids]
+    verdicts = judge.judge_many(items)
+    return {i: claims[i][1].label(v) for i, v in zip(claim_ids, verdicts, strict=True)}
