@@ -324,11 +324,23 @@ class _Context:
                 quote_findings, location = check_quote(
                     citation.quote, snapshot, self.settings.min_quote_length, make, doi=snapshot_key or ""
                 )
+            searched = snapshot
+            if citation.quote is not None and snapshot is None and unreadable is None and record.abstract:
+                # No snapshot: a quote of the abstract is found in the record, pinned like it;
+                # one that is not there may be in the full text, so it stays "could not check".
+                abstract = SourceText(record.abstract)
+                in_abstract, at = check_quote(citation.quote, abstract, self.settings.min_quote_length, make)
+                if at is not None:
+                    searched, location = abstract, at
+                    note = make(
+                        "I_QUOTE_IN_ABSTRACT", "the quote was found in the abstract of the work's record"
+                    )
+                    quote_findings = [note, *in_abstract]
             read: CitedText | None = None
             if citation.quote is None:  # an unreadable snapshot is no text: the abstract, if any
                 read = snapshot_text(snapshot_key, snapshot.text) if snapshot and snapshot_key else None
                 read = read or abstract_of(record, where)
-            lines, excerpt = _place(snapshot, location)
+            lines, excerpt = _place(searched, location)
             out.append(
                 _Checked(
                     findings + quote_findings, location, lines, summary, record.year_values, excerpt, read

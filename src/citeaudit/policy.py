@@ -17,7 +17,7 @@ Per report (seed 002): ``invalid``, ``partial``, ``needs_review``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -130,9 +130,13 @@ class Policy:
     unchecked: Literal["reject", "manual_review"] = "reject"  # citations that could not be checked
     unknown: Literal["manual_review", "regenerate_or_abstain"] = "manual_review"  # no verdict either way
     require_review: bool = False  # a judge's "entailed" alone is not enough: a person must confirm
+    # A judge's "entailed" on passages it was given from the cited texts (no quote was verified):
+    # a judged support, not a proved one, so by default a person looks before the answer is accepted.
+    retrieved: Literal["manual_review", "accept"] = "manual_review"
 
     def to_json(self) -> dict[str, object]:
-        return {"require_review": self.require_review, "unchecked": self.unchecked, "unknown": self.unknown}
+        return {"require_review": self.require_review, "retrieved": self.retrieved,
+                "unchecked": self.unchecked, "unknown": self.unknown}  # fmt: skip
 
     @classmethod
     def from_table(cls, table: Mapping[str, object], where: str) -> Policy:
@@ -141,6 +145,7 @@ class Policy:
             "unchecked": ("reject", "manual_review"),
             "unknown": ("manual_review", "regenerate_or_abstain"),
             "require_review": (True, False),
+            "retrieved": ("manual_review", "accept"),
         }
         for key, value in table.items():
             if key not in allowed:
@@ -156,14 +161,20 @@ def decide(
     verdicts: Mapping[str, VerdictLabel],
     reviews: Sequence[Review] = (),
     policy: Policy = Policy(),
+    retrieved: Set[str] = frozenset(),
 ) -> Decision:
     """Seed 003's policy. A review outranks a judge's verdict for its claim; a
-    claim with neither counts as ``unknown``."""
-    return _decide(report, claim_states(report, reviews), verdicts, policy)
+    claim with neither counts as ``unknown``. ``retrieved``: the claims judged on passages
+    of the cited texts rather than on verified quotes."""
+    return _decide(report, claim_states(report, reviews), verdicts, policy, retrieved)
 
 
 def _decide(
-    report: Report, states: Mapping[str, str], verdicts: Mapping[str, VerdictLabel], policy: Policy
+    report: Report,
+    states: Mapping[str, str],
+    verdicts: Mapping[str, VerdictLabel],
+    policy: Policy,
+    retrieved: Set[str] = frozenset(),
 ) -> Decision:
     # One pass over the findings: what Report.has_errors and .has_unchecked would each make.
     outcomes = {f.outcome for r in report.rows for f in r.findings if f.severity is Severity.ERROR}
@@ -183,6 +194,8 @@ def _decide(
             to_person = True
         else:
             verdict = verdicts.get(claim_id, "unknown")
+            if verdict == "entailed" and claim_id in retrieved and policy.retrieved == "manual_review":
+                to_person = True  # judged on retrieved passages: a person confirms the support
             effective.append("unknown" if verdict == "entailed" and policy.require_review else verdict)
     to_person |= "contradicted" in effective or ("unknown" in effective and policy.unknown == "manual_review")
     if to_person:
@@ -208,6 +221,7 @@ def finalize(
         for c in report.claims
     )
     labels = {claim_id: v.label for claim_id, v in verdicts.items()}
+    retrieved = {claim_id for claim_id, v in verdicts.items() if v.basis == "retrieved"}
     # Built directly, not with dataclasses.replace, which looks up the fields on every call.
     return Report(
         report.submission,
@@ -216,6 +230,6 @@ def finalize(
         report_status(report, states),
         report.settings,
         report.checker_version,
-        _decide(report, states, labels, policy),
+        _decide(report, states, labels, policy, retrieved),
         tuple(reviews),
     )

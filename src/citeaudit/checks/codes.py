@@ -147,6 +147,13 @@ CATALOGUE: dict[str, CodeInfo] = {
             "work it quotes nothing from (listed after the colon).",
         ),
         CodeInfo(
+            "I_QUOTE_IN_ABSTRACT",
+            _I,
+            _NOTE,
+            "There is no snapshot of the work; the quote was found in the abstract of its record, pinned "
+            "in the cache.",
+        ),
+        CodeInfo(
             "W_NUMBER_NOT_IN_ABSTRACT",
             _W,
             _NOTE,

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from citeaudit.model import Report
-from citeaudit.report.fixes import finding_patch
+from citeaudit.report.fixes import finding_patch, passage_fixes
 from citeaudit.report.json import report_to_dict
 
 __all__ = ["RULE", "feedback", "feedback_text"]
@@ -55,9 +55,20 @@ def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
         "fix": fix,
         "keep_unchanged": keep,
         "weak": _weak_claims(data),
+        "quote": _passages_to_quote(data),
         "rule": RULE,
         "report_input_sha256": data["input_sha256"],
     }
+
+
+def _passages_to_quote(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Claims a judge found supported by a passage of a cited text, though they quote nothing:
+    the passage to quote, so the next audit proves the citation (advice; ``clean`` ignores it)."""
+    out = []
+    for claim in data["claims"]:
+        for item in passage_fixes(claim):
+            out.append({"claim": claim["id"], **item})
+    return out
 
 
 def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -88,6 +99,14 @@ def feedback_text(instructions: Mapping[str, Any]) -> str:
     if advice:
         advice = ["", "Not shown by their quotes (a judgement, not a failed check); narrow the claim to what "
                   "the quote says, cite a passage that says it, or remove it:", *advice]  # fmt: skip
+    to_quote = [
+        f"  - {q['claim']}, citation {q['citation']}: set {json.dumps(q['fix'], ensure_ascii=False)} "
+        f"(from the {q['basis'].replace('_', ' ')} at [{q['start']}, {q['end']}))"
+        for q in instructions.get("quote", [])
+    ]
+    if to_quote:
+        advice += ["", "Judged supported by a passage of the cited work, but not quoted; quote the passage "
+                   "verbatim so the next audit proves it:", *to_quote]  # fmt: skip
     if instructions["clean"]:
         return (
             "Every citation passed the deterministic checks. Change nothing.\n"

@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["citation_patch", "finding_patch"]
+__all__ = ["PASSAGE_FIX", "citation_patch", "finding_patch", "passage_fixes"]
+
+# The name a passage offered as a quote goes by where fixes are listed by code (it is no finding:
+# it comes from the judge, and it turns a judged citation into one the next audit proves).
+PASSAGE_FIX = "QUOTE_THE_PASSAGE"
 
 
 def _best_year(years: Mapping[str, Any]) -> Any:
@@ -73,3 +77,27 @@ def finding_patch(row: Mapping[str, Any], finding: Mapping[str, Any]) -> dict[st
     if row.get("citation") is None:
         return None
     return citation_patch(row, [finding])
+
+
+def passage_fixes(claim: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """For a claim a judge found ``entailed`` on passages of the cited texts (no quote was
+    given), the best passage of each citation offered as its quote: ``{"citation", "fix",
+    "basis", "start", "end"}``, the fix in the input's field names (``quote``). The next audit
+    then finds the quote verbatim in the same pinned text (the snapshot, the page, or the
+    abstract in the record) and the citation is proved, not judged."""
+    verdict = claim.get("verdict") or {}
+    if verdict.get("basis") != "retrieved" or verdict.get("label") != "entailed":
+        return []
+    best: dict[str, Mapping[str, Any]] = {}
+    for passage in sorted(verdict.get("passages") or [], key=lambda p: p["rank"]):
+        best.setdefault(passage["citation"], passage)
+    return [
+        {
+            "basis": p["basis"],
+            "citation": cid,
+            "end": p["end"],
+            "fix": {"quote": p["text"]},
+            "start": p["start"],
+        }
+        for cid, p in sorted(best.items())
+    ]

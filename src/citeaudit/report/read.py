@@ -293,6 +293,7 @@ class ReviewDoc(_Part):
 
 class PolicyDoc(_Part):
     require_review: bool
+    retrieved: Literal["manual_review", "accept"] = "manual_review"  # absent from older reports
     unchecked: Literal["reject", "manual_review"]
     unknown: Literal["manual_review", "regenerate_or_abstain"]
 

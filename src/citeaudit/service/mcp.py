@@ -48,7 +48,7 @@ from citeaudit.formats.wire import (
 from citeaudit.identifiers import KINDS
 from citeaudit.report.feedback import feedback as feedback_of
 from citeaudit.report.feedback import feedback_text
-from citeaudit.report.fixes import finding_patch
+from citeaudit.report.fixes import PASSAGE_FIX, finding_patch, passage_fixes
 from citeaudit.report.json import report_to_dict
 from citeaudit.report.read import ReportDoc
 from citeaudit.sources.interface import StoredSource
@@ -464,8 +464,21 @@ def _feedback_schema() -> dict[str, Any]:
     weak = _object(
         ["claim", "verdict", "by", "unsupported"], claim=_STR, verdict=_STR, by=_STR, unsupported=_STRS
     )
+    to_quote = _object(
+        ["claim", "citation", "fix", "basis", "start", "end"],
+        claim=_STR,
+        citation=_STR,
+        fix={
+            "type": "object",
+            "description": "The passage as the citation's quote: merge it and audit again.",
+        },
+        basis={"enum": ["full_text", "page", "abstract"]},
+        start=_INT,
+        end=_INT,
+    )
     schema = _object(
         ["clean", "fix", "keep_unchanged", "weak", "rule", "report_input_sha256"],
+        {"quote": {"type": "array", "items": to_quote}},
         clean={"type": "boolean"},
         fix={"type": "array", "items": item},
         keep_unchanged=_STRS,
@@ -547,9 +560,14 @@ def compact_report(data: Mapping[str, Any]) -> dict[str, Any]:
                     )
         return {"codes": codes, "messages": messages, "suggestions": suggestions}
 
-    claims = [
-        {"id": c["id"], "status": c["status"], **findings(rows.get(c["id"], []))} for c in data["claims"]
-    ]
+    claims = []
+    for c in data["claims"]:
+        claim = {"id": c["id"], "status": c["status"], **findings(rows.get(c["id"], []))}
+        for item in passage_fixes(c):  # a judged citation made a proved one: quote the passage
+            claim["suggestions"].append(
+                {"citation": item["citation"], "code": PASSAGE_FIX, "fix": item["fix"]}
+            )
+        claims.append(claim)
     other = findings(rows.get(None, []))
     summary = data["summary"]
     return {
