@@ -67,6 +67,9 @@ summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
   echo "| file | exit | summary |"
   echo "|---|---|---|"
 } >>"$summary"
+# Each file's failing citations, one a line, go below the table (a table row is one line).
+details="$out/summary-details.md"
+: >"$details"
 n=0
 for file in "${files[@]}"; do
   n=$((n + 1))
@@ -86,8 +89,30 @@ for file in "${files[@]}"; do
     echo "::error file=$file::$(printf '%s' "$line" | head -n 1)"
   fi
   note "$code"
-  echo "| \`$file\` | $code | $(printf '%s' "$line" | tr '\n|' '  ') |" >>"$summary"
+  # The row: the file's summary lines (checked=…, decision=…), or its one error line.
+  totals="$(printf '%s\n' "$line" | grep -E '^(checked|decision)=' | tr '\n' ' ' | sed 's/ *$//' || true)"
+  if [ -n "$totals" ]; then
+    cited="$(printf '%s\n' "$line" | grep -vE '^(checked|decision)=' | grep -v '^$' || true)"
+  else
+    totals="$(printf '%s\n' "$line" | head -n 1)"
+    cited=""
+  fi
+  echo "| \`$file\` | $code | $(printf '%s' "$totals" | tr '|' ' ') |" >>"$summary"
+  if [ -n "$cited" ]; then
+    shown="$(printf '%s' "$file" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')"
+    {
+      echo
+      echo "<details><summary><code>$shown</code>: $(printf '%s\n' "$cited" | wc -l | tr -d ' ') failing</summary>"
+      echo
+      echo '````text'
+      printf '%s\n' "$cited" | sed 's/````/` ` ` `/g'
+      echo '````'
+      echo
+      echo "</details>"
+    } >>"$details"
+  fi
 done
+cat "$details" >>"$summary"
 
 sarif=""
 if compgen -G "$out/sarif/*.sarif" >/dev/null; then

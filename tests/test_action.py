@@ -177,6 +177,25 @@ def test_errors_are_uploaded_merged_and_fail_the_job(workdir: Path, tmp_path: Pa
     assert len(list((out / "reports").iterdir())) == 2
     summary = runner.summary.read_text(encoding="utf-8")
     assert "| `answers/day1/wrong.claims.json` | 1 |" in summary
+    # One row a file (its summary lines); the failing citations below the table, one a line.
+    table = [line for line in summary.splitlines() if line.startswith("| `")]
+    assert len(table) == 2, summary
+    assert re.fullmatch(
+        r"\| `answers/day1/wrong\.claims\.json` \| 1 \| checked=4 failed=3 report=\S+\.json "
+        r"decision=reject status=invalid \|",
+        table[1],
+    ), table[1]
+    assert re.fullmatch(
+        r"\| `answers/clean\.claims\.json` \| 0 \| checked=1 failed=0 report=\S+\.json "
+        r"decision=manual_review status=needs_review \|",
+        table[0],
+    ), table[0]
+    details = summary.split(table[1] + "\n", 1)[1]
+    assert details.startswith(
+        "\n<details><summary><code>answers/day1/wrong.claims.json</code>: 3 failing</summary>\n\n````text\n"
+        "c2 10.0000/demo.1 E_YEAR_MISMATCH: "
+    ), details
+    assert details.endswith("c4 - E_UNCITED: the claim cites nothing\n````\n\n</details>\n"), details
 
 
 def test_fail_on_never_reports_without_failing(workdir: Path, tmp_path: Path) -> None:
