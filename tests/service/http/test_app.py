@@ -551,6 +551,42 @@ def test_a_markdown_report_is_audited_as_text_markdown(service: str) -> None:
         )
 
 
+def test_a_body_curl_stripped_of_its_newlines_is_named_and_broken_bibtex_gets_its_line(service: str) -> None:
+    """A Markdown report sent with `curl --data` (newlines removed) was answered "invalid JSON"."""
+    stripped = (
+        b"# R A claim [1]. Another [2]. ## References 1. Ivanova (2024). Demo Paper on Retrieval "
+        b"Grounding. https://doi.org/10.0000/demo.1"
+    )
+    named = (
+        "body: not JSON (it does not open with { or [), BibTeX (@ or %) or a Markdown report (a References "
+        "heading on a line of its own); it has no line breaks: `curl --data` removes them, send the file "
+        "with --data-binary @FILE and its Content-Type (application/json, text/x-bibtex or text/markdown)"
+    )
+    with _client(service, "acme", "auditor") as c:
+        for headers in (
+            {"content-type": "application/x-www-form-urlencoded"},
+            {"content-type": "text/plain"},
+            {},
+        ):
+            posted = c.post("/v1/audit", content=stripped, headers=headers)
+            assert _problem(posted, 422)["detail"] == named, headers
+        lines = c.post("/v1/audit", content=b"Some notes\nwith no references\n")
+        assert _problem(lines, 422)["detail"] == named.split("; it has")[0] + (
+            " and its Content-Type (application/json, text/x-bibtex or text/markdown)")  # fmt: skip
+        as_json = c.post("/v1/audit", content=stripped, headers={"content-type": "application/json"})
+        assert _problem(as_json, 422)["detail"].startswith("body: invalid JSON at line 1 column 1")
+        unclosed = b"@article{grounding,\n  title = {Grounding,\n  doi = {10.5555/x},\n  year = {2024}\n"
+        for media in ("text/x-bibtex", "application/x-www-form-urlencoded"):
+            broken = c.post("/v1/audit", content=unclosed, headers={"content-type": media})
+            assert _problem(broken, 422)["detail"] == (
+                "body: line 1: Unexpectedly reached end of file (the block starting "
+                "'@article{grounding,\\n  title = {Grounding')"), media  # fmt: skip
+        twice = b"@article{a, title={X}, doi={10.1/x}}\n@article{a, title={Y}, doi={10.1/y}}\n"
+        duplicate = c.post("/v1/audit", content=twice, headers={"content-type": "text/x-bibtex"})
+        assert _problem(duplicate, 422)["detail"] == (
+            "body: line 2: Duplicate entry key 'a' (the block starting '@article{a, title={Y}, doi={10.1/y}}')")  # fmt: skip
+
+
 def test_json_bodies_are_read_as_v1_audit_reads_its_body(service: str) -> None:
     """/v1/sources answered in pydantic's words ("body.14: JSON decode error", "Input should be a
     valid dictionary…"), refused curl's default form-urlencoded body, and answered a body of an

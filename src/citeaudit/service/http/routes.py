@@ -161,6 +161,22 @@ def _body_format(request: Request) -> InputFormat | Literal[False] | None:
     return None
 
 
+def _undetected(data: bytes, given: InputFormat | Literal[False] | None, error: CiteauditError) -> str:
+    """What is wrong with an audit body, in words about the body: one with no media type that is
+    not JSON, BibTeX or a Markdown report read as JSON said only "invalid JSON at line 1"."""
+    said = error.diagnostics()
+    lead = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if given is not None or lead in (b"{", b"[", b"@", b"%") or not said.startswith("body: invalid JSON"):
+        return said
+    why = (
+        "body: not JSON (it does not open with { or [), BibTeX (@ or %) or a Markdown report (a "
+        "References heading on a line of its own)"
+    )
+    if b"\n" not in data.strip():
+        why += "; it has no line breaks: `curl --data` removes them, send the file with --data-binary @FILE"
+    return why + " and its Content-Type (application/json, text/x-bibtex or text/markdown)"
+
+
 def _json_body(model: type[M]) -> Callable[[Request], Awaitable[M]]:
     """A dependency that reads the body as ``model`` (415 for another media type, 422 when it is
     not one): the endpoint itself stays a plain function, run in the thread pool."""
@@ -237,7 +253,7 @@ def router_for(service: Service) -> APIRouter:
                 reviews=book.latest_for(key.tenant, submission.digest),
             )
         except CiteauditError as e:
-            raise Problem(422, "Unprocessable Content", e.diagnostics()) from None
+            raise Problem(422, "Unprocessable Content", _undetected(data, given, e)) from None
         content = report_to_dict(report)
         body = dump_report_dict(content)
         digest = hashlib.sha256(body).hexdigest()
