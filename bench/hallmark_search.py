@@ -8,6 +8,10 @@ neighbours that are not the work. Every dev entry without a DOI or an arXiv epri
 offline, as a ``.bib``, against the mirror alone (``--indexes ""``), and each entry's outcome is
 counted by its HALLMARK label and fabrication type.
 
+``--copies`` makes the mirror as real DBLP is: beside every proceedings record a CoRR copy of the
+same year (``journals/corr/…``, arXiv's DOI in ``<ee>``), and titles in Unicode where the entries
+write LaTeX (``$\varepsilon$`` as ``ε``), as DBLP renders them.
+
 What it measures is the rule and the pipeline, not coverage: the mirror holds every real work the
 VALID entries name, as a full DBLP would for these CS papers. A perturbed entry whose original is
 not a VALID dev entry is not in the mirror either, so it is "not found" here where a full DBLP
@@ -54,6 +58,32 @@ def _decoys(valid: list[dict[str, Any]], n: int) -> list[dict[str, str]]:
     return out
 
 
+def _unicode(title: str) -> str:
+    """A title as DBLP renders its LaTeX: math and commands as Unicode, braces gone."""
+    if "$" not in title and "\\" not in title:
+        return title
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    text = LatexNodes2Text(math_mode="text").latex_to_text(title)
+    return " ".join(text.replace("_", "").replace("^", "").split())
+
+
+def _records(valid: list[dict[str, Any]], copies: bool) -> list[str]:
+    out = []
+    for n, r in enumerate(valid):
+        fields = {k: _plain(v) for k, v in r["fields"].items()}
+        kind = "article" if r["bibtex_type"] == "article" else "inproceedings"
+        if copies:
+            fields["title"] = _unicode(fields["title"])
+        out.append(dblp_record(kind, f"conf/hallmark/{r['bibtex_key']}", fields))
+        if copies and kind == "inproceedings" and fields.get("year"):
+            arxiv = f"{fields['year'][2:]}01.{n:05d}"
+            corr = {"title": fields["title"], "author": fields.get("author", ""), "year": fields["year"],
+                    "journal": "CoRR", "volume": f"abs/{arxiv}", "doi": f"10.48550/arXiv.{arxiv}"}  # fmt: skip
+            out.append(dblp_record("article", f"journals/corr/abs-{arxiv.replace('.', '-')}", corr))
+    return out
+
+
 def _bib(rows: list[dict[str, Any]]) -> str:
     out = []
     for r in rows:
@@ -77,23 +107,20 @@ def _outcome(result: dict[str, Any]) -> str:
     return "pass"
 
 
-def run(quick: bool = False) -> dict[str, Any]:
+def run(quick: bool = False, copies: bool = False) -> dict[str, Any]:
     if not DATA.exists():
         return {"skipped": f"{DATA} is absent"}
     rows = [json.loads(line) for line in DATA.read_text("utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r.get("generation_method") != "canary"]
     valid = [r for r in rows if r["label"] == "VALID"]
-    WORK.mkdir(parents=True, exist_ok=True)
+    work = WORK / ("copies" if copies else "plain")
+    work.mkdir(parents=True, exist_ok=True)
     decoys = _decoys(valid, DECOYS // (10 if quick else 1))
-    records = [
-        dblp_record("article" if r["bibtex_type"] == "article" else "inproceedings",
-                    f"conf/hallmark/{r['bibtex_key']}", {k: _plain(v) for k, v in r["fields"].items()})
-        for r in valid
-    ]  # fmt: skip
+    records = _records(valid, copies)
     records += [dblp_record("inproceedings", f"conf/decoy/d{i}", d) for i, d in enumerate(decoys)]
-    dump = write_dblp(WORK / "dblp.xml.gz", records)
-    mirror = WORK / "mirror.db"
-    for stale in WORK.glob("mirror.db*"):
+    dump = write_dblp(work / "dblp.xml.gz", records)
+    mirror = work / "mirror.db"
+    for stale in work.glob("mirror.db*"):
         stale.unlink()
     started = time.perf_counter()
     imported = _citeaudit("mirror", "import", "--format", "dblp", str(dump), "--mirror", str(mirror))
@@ -101,13 +128,13 @@ def run(quick: bool = False) -> dict[str, Any]:
     if imported.returncode != 0:
         raise RuntimeError(f"mirror import failed: {imported.stderr.strip()}")
     audited = [r for r in rows if not r["fields"].get("doi") and not r["fields"].get("eprint")]
-    bib = WORK / "dev_without_identifier.bib"
+    bib = work / "dev_without_identifier.bib"
     bib.write_text(_bib(audited), "utf-8")
-    out = WORK / "report.json"
-    (WORK / "cache").mkdir(exist_ok=True)  # empty: the mirror alone is searched
+    out = work / "report.json"
+    (work / "cache").mkdir(exist_ok=True)  # empty: the mirror alone is searched
     started = time.perf_counter()
     checked = _citeaudit("check", str(bib), "--offline", "--mirror", str(mirror), "--indexes", "",
-                         "--judge", "none", "--cache", str(WORK / "cache"), "--out", str(out))  # fmt: skip
+                         "--judge", "none", "--cache", str(work / "cache"), "--out", str(out))  # fmt: skip
     check_s = time.perf_counter() - started
     if checked.returncode not in (0, 1, 3):
         raise RuntimeError(f"check failed ({checked.returncode}): {checked.stderr.strip()}")
@@ -124,6 +151,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     flagged = sum(1 for r in fabricated if _outcome(by_key[r["bibtex_key"]]) != "pass")
     errors = sum(1 for r in fabricated if _outcome(by_key[r["bibtex_key"]]) == "error")
     return {
+        "copies": copies,
         "mirror_records": len(records),
         "valid_records": len(valid),
         "decoys": len(decoys),
@@ -151,7 +179,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"against a DBLP mirror imported from a `dblp.xml.gz` in DBLP's form: the {result['valid_records']} "
         f"VALID entries' records and {result['decoys']:,} decoys (a real title's words reordered, another "
         f"entry's authors) — {result['mirror_records']:,} records, imported in {result['import_s']} s; the "
-        f"check took {result['check_s']} s.",
+        f"check took {result['check_s']} s."
+        + (
+            " With a CoRR copy (same year, arXiv's DOI) beside every proceedings record and Unicode titles "
+            "where the entries write LaTeX, as real DBLP has them."
+            if result.get("copies")
+            else ""
+        ),
         "",
         f"- VALID entries: {result['valid_entries']}; with an error: **{result['valid_with_error']}**; "
         f"with a warning: {result['valid_with_warning']}.",
@@ -180,4 +214,4 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
+    print(json.dumps(run(quick="--quick" in sys.argv, copies="--copies" in sys.argv), indent=2))

@@ -26,6 +26,7 @@ __all__ = [
     "NormalizedText",
     "clean_markup",
     "fold_name",
+    "fold_tex_math",
     "normalize",
     "normalize_title",
     "normalize_with_map",
@@ -353,6 +354,36 @@ def _is_latin_or_greek(c: str) -> bool:
     return c < "\u0250" or "\u1e00" <= c < "\u1f00" or "\u0370" <= c < "\u0400" or "\u1f00" <= c < "\u2000"
 
 
+# Inline math of a title as written in LaTeX: ``$\ell_1$``, ``Co$^2$L`` (``\$`` is a dollar sign).
+_TEX_MATH_RE = re.compile(r"(?<!\\)\$([^$]{1,200}?)(?<!\\)\$")
+# What registries render a few math letters as (DBLP and Crossref write ε for \epsilon).
+_MATH_LETTERS = str.maketrans({"ϵ": "ε", "ϑ": "θ", "ϕ": "φ", "ϱ": "ρ", "ϖ": "π"})
+
+
+def _math_text(math: str) -> str:
+    from pylatexenc.latex2text import LatexNodes2Text  # only for a title with math
+
+    text = LatexNodes2Text(math_mode="text").latex_to_text(math)
+    # Sub- and superscripts as the registries render them, inline (DBLP's ``ℓ<sub>1</sub>`` is "ℓ1"),
+    # and mathematical alphanumerics (𝒪, 𝐱) as their letters.
+    text = text.replace("_", "").replace("^", "").replace("{", "").replace("}", "")
+    text = "".join(unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF else c for c in text)
+    return text.translate(_MATH_LETTERS)
+
+
+@lru_cache(maxsize=4096)
+def fold_tex_math(title: str) -> str:
+    r"""A title's LaTeX inline math (``$…$``) as the registries render it in Unicode:
+    ``$\ell_1$`` is ``ℓ1``, ``Co$^2$L`` ``Co2L``, ``$\varepsilon$`` and ``$\epsilon$`` ``ε``,
+    ``$\mathcal{O}(\sqrt{T})$`` ``O(√(T))``. A title without math is returned as it is."""
+    if "$" not in title:
+        return title
+    try:
+        return _TEX_MATH_RE.sub(lambda m: _math_text(m.group(1)), title)
+    except Exception:  # a formula pylatexenc cannot read stays as written
+        return title
+
+
 @lru_cache(maxsize=65536)
 def title_key(title: str) -> str:
     """A title folded for comparison, still exact: the title normal form without diacritics on
@@ -361,8 +392,9 @@ def title_key(title: str) -> str:
     stop, bracket or slash inside a word dropped (``GPT-4`` = ``GPT4``, ``U.S.`` = ``US``,
     ``(Re)thinking`` = ``Rethinking``; a decimal point stays:
     ``3.5`` is not ``35``), every other run of punctuation, dashes and spaces one space
-    (``--`` = ``–``, ``Title: Subtitle`` = ``Title, Subtitle``). Words stay apart."""
-    decomposed = unicodedata.normalize("NFD", _CONTROLS_RE.sub("", normalize_title(title)))
+    (``--`` = ``–``, ``Title: Subtitle`` = ``Title, Subtitle``), LaTeX math as the registries
+    render it (:func:`fold_tex_math`). Words stay apart."""
+    decomposed = unicodedata.normalize("NFD", _CONTROLS_RE.sub("", normalize_title(fold_tex_math(title))))
     kept, base = [], ""
     for c in decomposed:
         if not ("\u0300" <= c <= "\u036f" and _is_latin_or_greek(base)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from citeaudit.checks.matching import TITLE_MATCH, MatchStatus, is_enough, match_work, score
@@ -151,3 +153,136 @@ def test_the_rule_is_independent_of_the_order_of_equal_candidates() -> None:
     again = match_work(query, [a, b])
     assert first == again
     assert first.status is MatchStatus.MATCHED
+
+
+# -- records of one work: DBLP's proceedings record and its CoRR copy ------------------------------
+
+_CORR = Record(
+    doi="10.48550/arxiv.1706.03762",
+    agency="dblp",
+    titles=("Attention Is All You Need",),
+    years=(("issued", 2017),),
+    authors=VASWANI.authors,
+    type="posted-content",
+    container=("CoRR",),
+)
+
+
+def _copies(published_year: int = 2017, preprint_year: int = 2017) -> list[Candidate]:
+    # As a DBLP search answers: the CoRR copy (with arXiv's DOI) first, the proceedings record after.
+    corr = Candidate(
+        "mirror:dblp", "journals/corr/VaswaniSPUJGKP17", replace(_CORR, years=(("issued", preprint_year),))
+    )
+    nips = Candidate(
+        "mirror:dblp", "conf/nips/VaswaniSPUJGKP17", replace(VASWANI, years=(("issued", published_year),))
+    )
+    return [corr, nips]
+
+
+@pytest.mark.parametrize(
+    ("container", "kind", "year", "chosen"),
+    [
+        ("Advances in Neural Information Processing Systems", "proceedings-article", 2017, "conf/nips"),
+        ("NeurIPS", None, 2017, "conf/nips"),
+        (None, None, 2017, "conf/nips"),  # nothing says which: the published version
+        (None, None, None, "conf/nips"),
+        ("arXiv", "article", 2017, "journals/corr"),  # Semantic Scholar's journal = {ArXiv}
+        ("CoRR", None, 2017, "journals/corr"),
+        (None, "posted-content", 2017, "journals/corr"),
+        ("ICML", None, 2017, "conf/nips"),  # a venue of neither: compared with the published version
+    ],
+)
+def test_a_preprint_copy_is_no_rival_and_the_record_that_fits_the_citation_is_chosen(
+    container: str | None, kind: str | None, year: int | None, chosen: str
+) -> None:
+    query = WorkQuery("Attention Is All You Need", "Vaswani", year)
+    match = match_work(query, _copies(), container=container, kind=kind)
+    assert match.status is MatchStatus.MATCHED
+    assert match.best is not None
+    assert match.best.candidate.key.startswith(chosen)
+    assert [r.candidate.key.split("/")[1] for r in match.related] != [chosen.split("/")[1]]
+    assert len(match.related) == 1
+
+
+def test_a_venue_cited_with_the_preprint_year_is_compared_with_the_published_version() -> None:
+    query = WorkQuery("Attention Is All You Need", "Vaswani", 2017)
+    copies = _copies(published_year=2018, preprint_year=2017)
+    match = match_work(query, copies, container="NeurIPS")
+    assert match.best is not None
+    assert match.best.candidate.key == "conf/nips/VaswaniSPUJGKP17"  # its year, 2018, is then wrong
+    assert match.related[0].candidate.record.year_values == (2017,)
+    # Without a venue the year says which: the preprint of 2017.
+    alone = match_work(query, copies)
+    assert alone.best is not None
+    assert alone.best.candidate.key == "journals/corr/VaswaniSPUJGKP17"
+
+
+def test_a_preprint_years_before_its_paper_is_still_the_same_work() -> None:
+    match = match_work(WorkQuery("Attention Is All You Need", "Vaswani"), _copies(2019, 2016))
+    assert match.status is MatchStatus.MATCHED
+    assert match.best is not None
+    assert match.best.candidate.key == "conf/nips/VaswaniSPUJGKP17"
+
+
+def test_with_no_published_version_the_preprint_is_the_work() -> None:
+    (corr, _) = _copies()
+    match = match_work(WorkQuery("Attention Is All You Need", "Vaswani", 2017), [corr], container="NeurIPS")
+    assert match.best is not None
+    assert match.best.candidate.key == "journals/corr/VaswaniSPUJGKP17"
+    assert match.related == ()
+
+
+def test_the_checks_of_the_chosen_record_say_what_is_wrong() -> None:
+    from citeaudit.checks.bibliographic import check_venue
+    from citeaudit.checks.codes import FindingMaker
+    from citeaudit.checks.metadata import check_year
+
+    make = FindingMaker()
+    query = WorkQuery("Attention Is All You Need", "Vaswani", 2017)
+    match = match_work(query, _copies(published_year=2018), container="NeurIPS")
+    assert match.best is not None
+    record = match.best.candidate.record
+    assert check_venue("NeurIPS", record, make) == []  # not "the work is a preprint"
+    (year,) = check_year(2017, record, make, [r.candidate.record for r in match.related])
+    assert year.code == "E_YEAR_MISMATCH"
+    assert year.message == (
+        "2017 is the year of another version of the work (CoRR, 10.48550/arxiv.1706.03762), "
+        "not of the one cited (the record has 2018)"
+    )
+
+
+# -- titles and names as people write them -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cited", "registry"),
+    [
+        ("Sparse $\\ell_1$-regularized regression", "Sparse ℓ<sub>1</sub>-regularized regression."),
+        ("Co$^2$L: Contrastive Continual Learning", "Co<sup>2</sup>L: Contrastive Continual Learning."),
+        ("Augmenting Online Algorithms with $\\varepsilon$-Accurate Predictions",
+         "Augmenting Online Algorithms with ε-Accurate Predictions."),
+        ("An $\\epsilon$-greedy exploration bound", "An ε-greedy exploration bound"),
+        ("Regret of $\\mathcal{O}(\\sqrt{T})$ for bandits", "Regret of O(√(T)) for bandits"),
+    ],
+)  # fmt: skip
+def test_latex_math_in_a_cited_title_is_the_registrys_unicode(cited: str, registry: str) -> None:
+    from citeaudit.checks.codes import FindingMaker
+    from citeaudit.checks.metadata import check_title
+
+    record = _record(registry, 2021, "Cha")
+    match = match_work(WorkQuery(cited, "Cha", 2021), [_candidate(record)])
+    assert match.status is MatchStatus.MATCHED
+    assert match.best is not None
+    assert match.best.title == 1.0
+    assert check_title(cited, record, FindingMaker()) == []
+
+
+def test_a_transliterated_umlaut_is_the_name() -> None:
+    record = _record("Kernel methods in machine learning", 2008, "Hofmann", "Schölkopf", "Smola")
+    record = replace(record, authors=(Author("Schölkopf", "Bernhard"), *record.authors))
+    match = match_work(
+        WorkQuery("Kernel methods in machine learning", "Schoelkopf, B.", 2010), [_candidate(record)]
+    )
+    assert match.status is MatchStatus.MATCHED  # the author agrees, though the year does not
+    assert match.best is not None
+    assert match.best.author is True

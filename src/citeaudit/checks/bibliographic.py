@@ -33,6 +33,9 @@ __all__ = [
     "check_type",
     "check_venue",
     "check_work",
+    "cites_preprint",
+    "is_arxiv_preprint",
+    "venue_agrees",
     "venue_matches",
 ]
 
@@ -133,7 +136,26 @@ def _venue_key(text: str) -> str:
 
 def _is_preprint_server(venue: str) -> bool:
     key = fold_name(venue)
+    if re.fullmatch(r"\s*corr\s*(abs/\S*)?\s*", key):  # DBLP's name of arXiv ("CoRR", "CoRR abs/1706.03762")
+        return True
     return any(re.search(rf"(?<![a-z]){re.escape(s)}(?![a-z])", key) for s in PREPRINT_SERVERS)
+
+
+def cites_preprint(container: str | None, kind: str | None) -> bool:
+    """Whether a citation names a preprint: its venue is a preprint server (``arXiv``,
+    ``arXiv preprint arXiv:1706.03762``, DBLP's ``CoRR``), or its kind of work is a preprint."""
+    if container and _is_preprint_server(container):
+        return True
+    return (kind or "").strip().lower() in _PREPRINT_TYPES
+
+
+def is_arxiv_preprint(record: Record) -> bool:
+    """Whether a record is a preprint copy of a work: its type is a preprint (Crossref's
+    ``posted-content``; DBLP's CoRR, ``publtype="informal"``), its DOI is arXiv's, or its venue
+    is arXiv or CoRR."""
+    if (record.type or "").lower() in _PREPRINT_TYPES or record.doi.startswith("10.48550/arxiv."):
+        return True
+    return any(_ARXIV_VENUE.search(c) for c in record.container)
 
 
 # Venues cited by their common short names, and the words of their full names as registries
@@ -229,6 +251,11 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
     alias = _alias(words)
     if alias is not None and any(_holds(t, run) for t in theirs for run in VENUE_ALIASES[alias]):
         return True
+    # Two short names of one venue ("NeurIPS" for DBLP's "NIPS"): their full names agree.
+    if alias is not None and any(
+        (a := _alias(t)) is not None and set(VENUE_ALIASES[a]) & set(VENUE_ALIASES[alias]) for t in theirs
+    ):
+        return True
     return any(
         (a := _alias(t)) is not None and any(_holds(words, run) for run in VENUE_ALIASES[a]) for t in theirs
     )
@@ -239,11 +266,29 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
 _VENUE_PART_RE = re.compile(r"\s*\([^()]{1,40}\)\s*$")
 
 
-def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
-    kind = (record.type or "").lower()
+def venue_agrees(cited: str, record: Record) -> bool:
+    """The cited venue is the record's (:func:`venue_matches` over its container and short
+    container, DBLP's part in parentheses aside), or both are arXiv (``arXiv`` for ``CoRR``)."""
     names = record.container + record.short_container
     parts = tuple(bare for n in names if (bare := _VENUE_PART_RE.sub("", n)) and bare != n)
     if venue_matches(cited, names + parts):
+        return True
+    return _is_arxiv_name(cited) and (
+        any(_is_arxiv_name(n) for n in names) or record.doi.startswith("10.48550/arxiv.")
+    )
+
+
+def _is_arxiv_name(venue: str) -> bool:
+    key = fold_name(venue)
+    return bool(re.fullmatch(r"\s*corr\s*(abs/\S*)?\s*", key)) or bool(
+        re.search(r"(?<![a-z])arxiv(?![a-z])", key)
+    )
+
+
+def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]:
+    kind = (record.type or "").lower()
+    names = record.container + record.short_container
+    if venue_agrees(cited, record):
         return []
     if kind in _PREPRINT_TYPES and not _is_preprint_server(cited):
         return [
@@ -412,6 +457,9 @@ def check_work(source: DoiSource, record: Record, make: FindingMaker) -> list[Fi
     if source.container:
         findings += check_venue(source.container, record, make)
     findings += check_numbers_of_issue(source, record, make)
-    if source.type:
+    # A work cited as its arXiv preprint (Semantic Scholar's ``@Article{…, journal = {ArXiv}}``,
+    # DBLP's ``journal = {CoRR}``): the kind cited is the preprint's, whatever the work became.
+    as_preprint = bool(source.container) and _is_arxiv_name(source.container or "")
+    if source.type and not (as_preprint and _kind(source.type) in {"article", "preprint"}):
         findings += check_type(source.type, record, make)
     return findings

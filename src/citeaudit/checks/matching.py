@@ -30,6 +30,7 @@ from enum import StrEnum
 
 from rapidfuzz import fuzz
 
+from citeaudit.checks.bibliographic import cites_preprint, is_arxiv_preprint, venue_agrees
 from citeaudit.checks.metadata import author_keys, cited_name_keys, display_title
 from citeaudit.normalize import title_key
 from citeaudit.resolve.indexes.interface import Candidate, WorkQuery, query_words
@@ -110,6 +111,9 @@ class Match:
     best: Scored | None = None  # the work, when matched
     rivals: tuple[Scored, ...] = ()  # the works it could be, when ambiguous (best first)
     nearest: Scored | None = None  # the closest candidate, when not found
+    # The other records of the matched work that matched too (its preprint copy, its other
+    # version), best fitting first: not rivals, and not what the reference is checked against.
+    related: tuple[Scored, ...] = ()
 
 
 def _title_similarity(cited: str, candidate: Candidate) -> float:
@@ -141,15 +145,36 @@ def score(query: WorkQuery, candidate: Candidate, order: int = 0) -> Scored:
     return Scored(candidate, title, _author_agrees(query.first_author, candidate), year, exact, order)
 
 
+# Years a preprint may come before its published version and still be a copy of the same work.
+PREPRINT_LEAD = 3
+
+
+def _linked(a: Candidate, b: Candidate) -> bool:
+    """One record names the other: the same arXiv id, or a preprint naming its paper's DOI."""
+    if a.arxiv and a.arxiv == b.arxiv:
+        return True
+    for x, y in ((a, b), (b, a)):
+        if y.record.doi and any(r.doi == y.record.doi for r in x.record.relations):
+            return True
+    return False
+
+
 def _same_work(a: Scored, b: Scored) -> bool:
     """Two records of one work (a DBLP and a Crossref record; a preprint and its paper)."""
     ra, rb = a.candidate.record, b.candidate.record
     if ra.doi and ra.doi == rb.doi:
         return True
     if {title_key(t) for t in ra.titles}.isdisjoint(title_key(t) for t in rb.titles):
-        return False
+        return _linked(a.candidate, b.candidate)
     ya, yb = ra.year_values, rb.year_values
-    if ya and yb and min(abs(x - y) for x in ya for y in yb) > YEAR_SLACK:
+    pa, pb = is_arxiv_preprint(ra), is_arxiv_preprint(rb)
+    if ya and yb and pa != pb:  # a preprint comes before its paper, a year or a few
+        early, late = (ya, yb) if pa else (yb, ya)
+        if not any(0 <= y - x <= PREPRINT_LEAD for x in early for y in late) and not any(
+            abs(x - y) <= YEAR_SLACK for x in early for y in late
+        ):
+            return False
+    elif ya and yb and min(abs(x - y) for x in ya for y in yb) > YEAR_SLACK:
         return False
     # The first authors, not any author: one person writes two works of one title ("Deep learning").
     ka = author_keys(ra.authors[0]) if ra.authors else frozenset()
@@ -158,26 +183,75 @@ def _same_work(a: Scored, b: Scored) -> bool:
 
 
 def _rank(s: Scored) -> tuple[object, ...]:
-    # The record with an identifier first among equals: it is the fix a user can apply.
-    return (tuple(-x for x in s.strength), not s.candidate.record.doi, s.order, s.candidate.key)
+    # Among equals the published version before a preprint copy (DBLP lists most papers twice,
+    # the CoRR copy with arXiv's DOI), then the record with an identifier: the fix a user can apply.
+    record = s.candidate.record
+    return (
+        tuple(-x for x in s.strength),
+        is_arxiv_preprint(record),
+        not record.doi,
+        s.order,
+        s.candidate.key,
+    )
 
 
-def match_work(query: WorkQuery, candidates: Sequence[Candidate]) -> Match:
-    """The match of a reference among the candidates of every index asked, in order."""
+def _fit(s: Scored, container: str | None, preprint: bool, given: bool) -> tuple[object, ...]:
+    """How well a record of the matched work fits the citation, best first: with a venue or a
+    kind cited, the record of that venue, then one of that kind (preprint or published: a
+    citation that fits neither is compared with the published version), then :func:`_rank`."""
+    if not given:
+        return _rank(s)
+    record = s.candidate.record
+    venue = container is not None and venue_agrees(container, record)
+    return (not venue, is_arxiv_preprint(record) != preprint, *_rank(s))
+
+
+def _works(matching: list[Scored]) -> list[list[Scored]]:
+    """The matching records grouped into works (records of one work linked, transitively), in
+    the order of their first record."""
+    groups: list[list[Scored]] = []
+    for s in matching:
+        joined = [g for g in groups if any(_same_work(s, x) for x in g)]
+        if not joined:
+            groups.append([s])
+            continue
+        first = joined[0]
+        first.append(s)
+        for other in joined[1:]:
+            first.extend(other)
+            groups.remove(other)
+    return groups
+
+
+def match_work(
+    query: WorkQuery,
+    candidates: Sequence[Candidate],
+    *,
+    container: str | None = None,
+    kind: str | None = None,
+) -> Match:
+    """The match of a reference among the candidates of every index asked, in order.
+
+    Records of one work (its preprint copy and its published version, a DBLP and a Crossref
+    record) are not rivals: the work is the group whose best record agrees most, and the record
+    it is checked against is the one that fits the citation (``container``: the venue cited;
+    ``kind``: the kind of work cited) — the preprint for a citation of arXiv, the published
+    version for one of a venue, else the one where most agrees, the published version among
+    equals."""
     scored = [score(query, c, i) for i, c in enumerate(candidates)]
     matching = sorted((s for s in scored if s.matches), key=_rank)
     if not matching:
         near = sorted((s for s in scored if s.title >= NEAR_TITLE), key=lambda s: (-s.title, s.order))
         return Match(MatchStatus.NOT_FOUND, nearest=near[0] if near else None)
-    best = matching[0]
-    rivals = [s for s in matching[1:] if s.strength == best.strength and not _same_work(best, s)]
-    if rivals:
-        distinct: list[Scored] = [best]
-        for s in rivals:
-            if not any(_same_work(s, d) for d in distinct):
-                distinct.append(s)
-        return Match(MatchStatus.AMBIGUOUS, rivals=tuple(distinct))
-    return Match(MatchStatus.MATCHED, best=best)
+    works = _works(matching)  # each in _rank's order, the works by their best records
+    top = works[0][0].strength
+    tied = [w for w in works if w[0].strength == top]
+    if len(tied) > 1:
+        return Match(MatchStatus.AMBIGUOUS, rivals=tuple(w[0] for w in tied))
+    given = bool(container) or bool(kind)
+    preprint = cites_preprint(container, kind)
+    fitting = sorted(works[0], key=lambda s: _fit(s, container or None, preprint, given))
+    return Match(MatchStatus.MATCHED, best=fitting[0], related=tuple(fitting[1:]))
 
 
 def is_enough(query: WorkQuery, candidates: Sequence[Candidate]) -> bool:
@@ -215,12 +289,19 @@ def in_entry(entry: str, candidate: Candidate) -> bool:
     )
 
 
-def match_entry(query: WorkQuery, entry: str, candidates: Sequence[Candidate]) -> Match:
+def match_entry(
+    query: WorkQuery,
+    entry: str,
+    candidates: Sequence[Candidate],
+    *,
+    container: str | None = None,
+    kind: str | None = None,
+) -> Match:
     """The match of a reference written as free text (``entry``), its query read from that text:
     :func:`match_work` over the candidates that :func:`in_entry` accepts. When none is accepted,
     the nearest of all the candidates is still named."""
     accepted = [c for c in candidates if in_entry(entry, c)]
-    match = match_work(query, accepted)
+    match = match_work(query, accepted, container=container, kind=kind)
     if match.status is MatchStatus.NOT_FOUND and match.nearest is None:
         anyway = match_work(query, candidates)  # what the query alone would have taken, named as nearest
         nearest = anyway.best or (anyway.rivals[0] if anyway.rivals else anyway.nearest)
@@ -228,6 +309,16 @@ def match_entry(query: WorkQuery, entry: str, candidates: Sequence[Candidate]) -
     return match
 
 
-def match_reference(query: WorkQuery, entry: str | None, candidates: Sequence[Candidate]) -> Match:
-    """:func:`match_entry` for a reference with its free text, else :func:`match_work`."""
-    return match_work(query, candidates) if entry is None else match_entry(query, entry, candidates)
+def match_reference(
+    query: WorkQuery,
+    entry: str | None,
+    candidates: Sequence[Candidate],
+    *,
+    container: str | None = None,
+    kind: str | None = None,
+) -> Match:
+    """:func:`match_entry` for a reference with its free text, else :func:`match_work` (the
+    venue and the kind of work cited choose among the records of the work matched)."""
+    if entry is None:
+        return match_work(query, candidates, container=container, kind=kind)
+    return match_entry(query, entry, candidates, container=container, kind=kind)

@@ -7,6 +7,8 @@ The similarity score in a title suggestion is for the reader only.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -106,19 +108,25 @@ def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]
     return [*findings, mismatch]
 
 
-def check_year(cited: int, record: Record, make: FindingMaker) -> list[Finding]:
+def check_year(
+    cited: int, record: Record, make: FindingMaker, related: Sequence[Record] = ()
+) -> list[Finding]:
+    """The cited year against the record's; ``related``: other records of the same work (its
+    preprint copy), named when the cited year is theirs ("the year of the preprint")."""
     if not record.years:
         return unverifiable(make, "year", record)
     if cited in record.year_values:
         return []
     listed = ", ".join(str(y) for y in record.year_values)
-    return [
-        make(
-            "E_YEAR_MISMATCH",
-            f"{cited} is not a year of the work (the record has {listed})",
-            suggestion={"years": dict(record.years)},
+    message = f"{cited} is not a year of the work (the record has {listed})"
+    other = next((r for r in related if cited in r.year_values), None)
+    if other is not None:
+        venue = other.container[0] if other.container else other.agency
+        message = (
+            f"{cited} is the year of another version of the work ({venue}"
+            f"{', ' + other.doi if other.doi else ''}), not of the one cited (the record has {listed})"
         )
-    ]
+    return [make("E_YEAR_MISMATCH", message, suggestion={"years": dict(record.years)})]
 
 
 # "I.", "I.V.", "J.-P." or a lone letter: an initial, not a name.
@@ -253,7 +261,18 @@ def author_keys(author: Author) -> frozenset[str]:
         if not family:
             _, last = split_name(name)
             keys |= _family_readings(last.split()) if last else set()
+    # German umlauts as they are written without them: "Schoelkopf" is "Schölkopf".
+    if family and _UMLAUTS.search(family):
+        keys |= _family_readings(_transliterate(family).split())
     return frozenset(keys - {""})
+
+
+_UMLAUTS = re.compile("[äöüÄÖÜ]|[aouAOU]\u0308")
+_UMLAUT_LETTERS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+
+
+def _transliterate(name: str) -> str:
+    return unicodedata.normalize("NFC", name).translate(_UMLAUT_LETTERS)
 
 
 def display_author(author: Author) -> str:

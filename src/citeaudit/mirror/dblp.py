@@ -133,8 +133,10 @@ def _row(element: Any) -> RowUnit:
     title = clean_title(fields.get("title", ""))
     if not title:
         return Skip("no title")
-    if tag == "article" and key.startswith("journals/corr/"):
-        kind = "posted-content"  # CoRR: arXiv's preprints, as DBLP lists them
+    if tag == "article" and (
+        key.startswith("journals/corr/") or "informal" in (element.get("publtype") or "")
+    ):
+        kind = "posted-content"  # CoRR: arXiv's preprints, as DBLP lists them (publtype="informal")
     data: dict[str, Any] = {"doi": doi, "agency": FORMAT, "titles": [title], "type": kind}
     year_text = fields.get("year", "")
     year = int(year_text) if year_text.isdigit() else None

@@ -27,6 +27,7 @@ import orjson
 from citeaudit.mirror.interface import FORMATS, DumpFile, MirrorError, MirrorStore, Row, SourceState
 from citeaudit.mirror.ranking import STOPWORDS, Scored, content_words, score
 from citeaudit.mirror.rows import author_year_words, fts_words, title_hash
+from citeaudit.normalize import fold_tex_math
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, SearchIndex, WorkQuery, query_words
 from citeaudit.resolve.indexes.interface import surname as cited_surname
 from citeaudit.resolve.interface import Record
@@ -584,8 +585,9 @@ class SqliteMirror(SearchIndex):
 
     def _search(self, query: WorkQuery, limit: int) -> list[Candidate]:
         conn = self._connect()
-        title = query_words(query.title)
-        words = content_words(query.title)
+        cited = fold_tex_math(query.title)  # "$\ell_1$" looked up as the dumps write it, "ℓ1"
+        title = query_words(cited)
+        words = content_words(cited)
         if not words or limit < 1:
             return []
         exact = " ".join(title)
