@@ -71,10 +71,14 @@ def pinned(records: list[Record], registry: RegistryServer, tmp_path_factory: py
     work = tmp_path_factory.mktemp("cited")
     claims = []
     for i, record in enumerate(records[:CLAIMS]):
-        claims.append({"id": f"s{i:02d}", "text": _sentence(record.abstract or ""), "citations": [_citation(record)]})
+        claims.append(
+            {"id": f"s{i:02d}", "text": _sentence(record.abstract or ""), "citations": [_citation(record)]}
+        )
     for i, record in enumerate(records[CLAIMS:]):  # another work's finding, cited to this one
         other = records[(i + 1) % CLAIMS]
-        claims.append({"id": f"u{i:02d}", "text": _sentence(other.abstract or ""), "citations": [_citation(record)]})
+        claims.append(
+            {"id": f"u{i:02d}", "text": _sentence(other.abstract or ""), "citations": [_citation(record)]}
+        )
     (work / "claims.json").write_text(json.dumps({"claims": claims}, ensure_ascii=False), "utf-8")
     fetched = _run(work, "fetch", "claims.json", "--mailto", "tests@example.org", server=registry)
     assert fetched.returncode == 0, fetched.stderr
@@ -88,11 +92,15 @@ def _run(
     if server is not None:
         environ.update(environment_of(server))
     environ.update(env or {})
-    return subprocess.run([CITEAUDIT, *args], cwd=work, env=environ, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [CITEAUDIT, *args], cwd=work, env=environ, capture_output=True, text=True, timeout=300
+    )
 
 
 def _check(work: Path, out: str, *extra: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    result = _run(work, "check", "claims.json", "--offline", "--judge", "learned", "--out", out, *extra, env=env)
+    result = _run(
+        work, "check", "claims.json", "--offline", "--judge", "learned", "--out", out, *extra, env=env
+    )
     assert result.returncode in (0, 3), result.stderr
     data: dict[str, Any] = json.loads((work / out).read_text("utf-8"))
     return data
@@ -153,7 +161,9 @@ def test_the_passage_offered_as_the_quote_makes_the_citation_a_proved_one(pinned
     for claim in claims["claims"]:
         claim["citations"][0] |= fixes.get(claim["id"], {})
     (pinned / "fixed.json").write_text(json.dumps(claims, ensure_ascii=False), "utf-8")
-    result = _run(pinned, "check", "fixed.json", "--offline", "--judge", "learned", "--out", "fixed-report.json")
+    result = _run(
+        pinned, "check", "fixed.json", "--offline", "--judge", "learned", "--out", "fixed-report.json"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     fixed = json.loads((pinned / "fixed-report.json").read_text("utf-8"))
     for row in fixed["results"]:

@@ -93,3 +93,60 @@ def test_every_real_supporting_sentence_is_found_in_the_pinned_page(
         if r.location is not None and not any(f.code == "I_QUOTE_NORMALIZED" for f in r.findings)
     )
     print(f"WiCE pages={len(wice)} quotes={found} exact={exact} normalised={found - exact}")
+
+
+def _gold_in(passage: str, gold: list[str]) -> bool:
+    """A gold supporting sentence inside a passage (white space as the pin has it)."""
+    text = " ".join(passage.split())
+    return any(" ".join(g.split()) in text for g in gold if len(" ".join(g.split())) >= 20)
+
+
+def test_quote_less_claims_are_judged_on_passages_of_the_pinned_page(
+    wice: list[dict[str, Any]], server: WebServer, tmp_path: Path
+) -> None:
+    """A claim that cites a real page with no quote is judged on the page's best passages: every
+    claim gets a verdict, a gold supporting sentence is among the top three passages, and the
+    judge's "entailed" is mostly right. WiCE's dev split (the test split is held out)."""
+    rows = {
+        r["meta"]["id"]: r
+        for r in read_jsonl(shared_data("semantic", "wice", "entailment_retrieval_claim", "dev.jsonl"))
+    }
+    for case in wice:
+        server.routes[f"/wice/{case['id']}"] = Route(body=case["page"].encode("utf-8"))
+    urls = [f"{server.url}/wice/{case['id']}" for case in wice]
+    fetcher = WebFetcher(
+        policy=WebPolicy(retry=RetryPolicy(attempts=2, timeout=10.0), delay=0.0, allow_private=True)
+    )
+    Pinner(PinDirectory(tmp_path), fetcher).pin_many(urls)
+    claims = [
+        {"id": case["id"], "text": case["claim"], "citations": [{"id": case["id"], "url": url}]}
+        for case, url in zip(wice, urls, strict=True)
+    ]
+    submission = parse_document({"claims": claims}, "wice.json")
+    auditor = build_auditor(
+        Config(offline=True, sources=tmp_path, cache=tmp_path / "cache", judge="learned", jobs=2)
+    )
+    report = auditor.audit(submission)
+    labels = {case["id"]: rows[case["id"]]["label"] for case in wice}
+    # The one error a page read in full can give: a number of the claim it does not contain.
+    errors = Counter(f.code for r in report.rows for f in r.errors)
+    assert set(errors) <= {"E_NUMBER_UNSUPPORTED"}
+    misses = sum(1 for r in report.rows if r.errors and labels[r.claim_id or ""] == "supported")
+    verdicts = {c.id: c.verdict for c in report.claims if c.verdict is not None}
+    assert {c.id for c in report.claims if not c.verdict} == {r.claim_id for r in report.rows if r.errors}
+    assert all(v.basis == "retrieved" and v.texts[0].basis == "page" for v in verdicts.values())
+    gold = {case["id"]: case["quotes"] for case in wice}
+    supported = [i for i in gold if labels[i] == "supported" and i in verdicts]
+    at1 = sum(1 for i in supported if _gold_in(verdicts[i].passages[0].text, gold[i]))
+    at3 = sum(1 for i in supported if any(_gold_in(p.text, gold[i]) for p in verdicts[i].passages))
+    entailed = [i for i, v in verdicts.items() if v.label == "entailed"]
+    right = sum(1 for i in entailed if labels[i] == "supported")
+    print(
+        f"WiCE dev quote-less: claims={len(wice)} verdicts={len(verdicts)} number errors={sum(errors.values())}"
+        f" (on supported claims {misses}) supported judged={len(supported)} recall@1={at1} recall@3={at3}"
+        f" entailed={len(entailed)} of them supported={right}"
+    )
+    assert len(verdicts) >= 0.5 * len(wice)
+    assert misses <= 0.05 * len(supported)
+    assert at1 >= 0.75 * len(supported)
+    assert at3 >= 0.9 * len(supported)
