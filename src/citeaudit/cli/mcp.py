@@ -19,14 +19,18 @@ from citeaudit.cli.common import (
 )
 from citeaudit.errors import ConfigError
 
-__all__ = ["add_parser", "run"]
+__all__ = ["TOOLS", "add_parser", "run"]
+
+# The tools the server lists (citeaudit.service.mcp, in its order), named here without importing
+# the SDK for --help; a test holds the two equal.
+TOOLS = ("list_sources", "get_source_excerpt", "locate_quote", "audit_claims", "audit_report", "feedback")
 
 
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     cmd = commands.add_parser(
         "mcp",
-        help="serve audit_claims, feedback, list_sources, locate_quote and get_source_excerpt to agents "
-        "over MCP (stdio), read-only",
+        help=f"serve the {len(TOOLS)} tools {', '.join(TOOLS[:-1])} and {TOOLS[-1]} to agents over MCP "
+        "(stdio), read-only",
         description="The registry cache, the snapshots, the corpus and the store are only read; the "
         "judge's verdicts are not cached, as the server writes nothing.",
     )
