@@ -286,3 +286,43 @@ def test_a_transliterated_umlaut_is_the_name() -> None:
     assert match.status is MatchStatus.MATCHED  # the author agrees, though the year does not
     assert match.best is not None
     assert match.best.author is True
+
+
+_HYPERBAND = "Hyperband: A Novel Bandit-Based Approach to Hyperparameter Optimization"
+
+
+@pytest.mark.parametrize(
+    ("record", "cited"),
+    [
+        (_record(_HYPERBAND, 2017, "Li", "Jamieson"), "Hyperband"),  # DBLP: one title
+        (replace(_record("Hyperband", 2017, "Li", "Jamieson"),
+                 subtitles=("A Novel Bandit-Based Approach to Hyperparameter Optimization",)), "Hyperband"),
+        (replace(_record("Hyperband", 2017, "Li", "Jamieson"),
+                 subtitles=("A Novel Bandit-Based Approach to Hyperparameter Optimization",)), _HYPERBAND),
+        (_record("BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding", 2019,
+                 "Devlin", "Chang"), "BERT"),
+    ],
+)  # fmt: skip
+def test_a_short_title_or_a_title_with_its_subtitle_is_the_work(record: Record, cited: str) -> None:
+    from citeaudit.checks.codes import FindingMaker
+    from citeaudit.checks.metadata import check_title
+
+    author = record.authors[0].family
+    year = record.year_values[0]
+    match = match_work(WorkQuery(cited, author, year), [_candidate(record)])
+    assert match.status is MatchStatus.MATCHED
+    assert check_title(cited, record, FindingMaker()) == []
+    # A short title alone says too little: with the author but not the year, not the work.
+    if ":" in record.titles[0]:
+        alone = match_work(WorkQuery(cited, author, None), [_candidate(record)])
+        assert alone.status is MatchStatus.NOT_FOUND
+        wrong_year = match_work(WorkQuery(cited, author, year + 3), [_candidate(record)])
+        assert wrong_year.status is MatchStatus.NOT_FOUND
+        stranger = match_work(WorkQuery(cited, "Smith", year), [_candidate(record)])
+        assert stranger.status is MatchStatus.NOT_FOUND
+
+
+def test_a_title_that_only_begins_like_the_record_is_not_a_short_title() -> None:
+    record = _record(_HYPERBAND, 2017, "Li", "Jamieson")
+    match = match_work(WorkQuery("Hyperband search", "Li", 2017), [_candidate(record)])
+    assert match.status is MatchStatus.NOT_FOUND

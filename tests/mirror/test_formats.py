@@ -232,3 +232,41 @@ def test_a_mirror_written_before_abstracts_were_kept_reads_them_as_none(tmp_path
     best = _best(mirror, WorkQuery("Number parsing at a gigabyte per second", "Lemire", 2021))
     assert best.key == "2101.11408"
     assert best.record.abstract is None
+
+
+def test_a_crossref_title_is_found_with_its_subtitle(tmp_path: Path) -> None:
+    rows = read_jsonl(shared_data("registry", "crossref_works.jsonl"))
+    (message,) = [r["message"] for r in rows if r["message"].get("DOI") == "10.1145/3448016.3452841"]
+    assert message["subtitle"] == ["Overcoming the Time/Space Trade-Off in Filter Design"]  # kept apart
+    path = tmp_path / "0.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump({"items": [r["message"] for r in rows]}, out)
+    _import(tmp_path / "m.sqlite", "crossref", path)
+    for cited in (
+        "Vector Quotient Filters: Overcoming the Time/Space Trade-Off in Filter Design",
+        "Vector quotient filters - overcoming the time/space trade-off in filter design",
+        "Vector Quotient Filters",
+    ):
+        best = _best(tmp_path / "m.sqlite", WorkQuery(cited, "Pandey", 2021))
+        assert best.key == "10.1145/3448016.3452841", cited
+
+
+def test_a_short_title_of_common_words_is_found_by_its_author_and_year(tmp_path: Path) -> None:
+    from tests.dblp_dump import dblp_record, write_dblp
+
+    others = [
+        dblp_record("inproceedings", f"conf/x/B{i}", {"title": f"BERT probing study number {i}",
+                    "author": f"Author{i} Person and Someone Else", "year": str(2019 + i % 3), "booktitle": "ACL"})
+        for i in range(400)
+    ]  # fmt: skip
+    bert = dblp_record(
+        "inproceedings",
+        "conf/naacl/DevlinCLT19",
+        {"title": "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+         "author": "Jacob Devlin and Ming-Wei Chang and Kenton Lee and Kristina Toutanova", "year": "2019",
+         "booktitle": "NAACL-HLT (1)"},
+    )  # fmt: skip
+    dump = write_dblp(tmp_path / "dblp.xml.gz", [*others, bert])
+    _import(tmp_path / "m.sqlite", "dblp", dump)
+    best = _best(tmp_path / "m.sqlite", WorkQuery("BERT", "Devlin", 2019))
+    assert best.key == "conf/naacl/DevlinCLT19"

@@ -31,7 +31,7 @@ from enum import StrEnum
 from rapidfuzz import fuzz
 
 from citeaudit.checks.bibliographic import cites_preprint, is_arxiv_preprint, venue_agrees
-from citeaudit.checks.metadata import author_keys, cited_name_keys, display_title
+from citeaudit.checks.metadata import author_keys, cited_name_keys, display_title, main_title_keys
 from citeaudit.normalize import title_key
 from citeaudit.resolve.indexes.interface import Candidate, WorkQuery, query_words
 
@@ -72,11 +72,13 @@ class Scored:
     year: bool | None
     exact_year: bool
     order: int  # its place in the answers, index by index: the tie-breaker of last resort
+    short: bool = False  # the cited title is the record's main title, without its subtitle
 
     @property
     def matches(self) -> bool:
         if self.title < TITLE_MATCH:
-            return False
+            # A short title ("Hyperband", "BERT") is the work when its author and year agree too.
+            return self.short and self.author is True and self.year is True
         if self.author is None and self.year is None:
             return True  # nothing else to compare: the title is the reference
         return bool(self.author) or bool(self.year)
@@ -142,7 +144,8 @@ def score(query: WorkQuery, candidate: Candidate, order: int = 0) -> Scored:
         year = any(abs(y - query.year) <= YEAR_SLACK for y in years)
         exact = query.year in years
     title = _title_similarity(query.title, candidate)
-    return Scored(candidate, title, _author_agrees(query.first_author, candidate), year, exact, order)
+    short = title < TITLE_MATCH and title_key(query.title) in main_title_keys(candidate.record)
+    return Scored(candidate, title, _author_agrees(query.first_author, candidate), year, exact, order, short)
 
 
 # Years a preprint may come before its published version and still be a copy of the same work.

@@ -21,6 +21,7 @@ from citeaudit.resolve.interface import Author, Record
 
 __all__ = [
     "author_keys",
+    "main_title_keys",
     "check_controls",
     "check_first_author",
     "check_identifier_controls",
@@ -42,6 +43,22 @@ def display_title(record: Record) -> str:
     if record.subtitles:
         title += ": " + " ".join(clean_markup(record.subtitles[0]).split())
     return title
+
+
+# Where a title's main title ends and its subtitle begins, when a registry keeps them as one.
+_SUBTITLE_SEP = re.compile(r"\s*[:?!]\s+|\s+[-–—]\s+")
+
+
+def main_title_keys(record: Record) -> frozenset[str]:
+    """The folded main titles of a record: each title without its subtitle ("Hyperband" of
+    "Hyperband: A Novel Bandit-Based Approach…"; a title kept apart from its subtitle is one)."""
+    keys = set()
+    for title in record.titles:
+        clean = clean_markup(title)
+        head = _SUBTITLE_SEP.split(clean, maxsplit=1)[0]
+        if head != clean or record.subtitles:
+            keys.add(title_key(head if head != clean else clean))
+    return frozenset(keys - {""})
 
 
 def unverifiable(make: FindingMaker, field: str, record: Record) -> list[Finding]:
@@ -97,6 +114,9 @@ def check_title(cited: str, record: Record, make: FindingMaker) -> list[Finding]
     key = title_key(cited)
     keys = {title_key(t) for t in record.titles}
     if key and (key in keys or key in {f"{t} {title_key(s)}" for t in keys for s in record.subtitles}):
+        return findings
+    # The short title people cite a work by: its main title without the subtitle ("Hyperband").
+    if key and key in main_title_keys(record):
         return findings
     candidates = titles + [f"{t}: {s}" for t in titles for s in subtitles]
     similarity = max(fuzz.ratio(agent, c) for c in candidates) / 100

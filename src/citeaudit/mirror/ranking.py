@@ -114,15 +114,19 @@ def score(
     """The candidate's score: title similarity first; the cited first author (as first author,
     or anywhere in the list) and year (exact, or one off for a preprint and its proceedings)
     order records whose titles are alike."""
-    similarity = title_similarity(query_title, norm.split())
-    if similarity < MIN_SIMILARITY:
+    words = norm.split()
+    similarity = title_similarity(query_title, words)
+    surname = query_words(query.first_author or "")
+    families = names.split("|")
+    first = bool(surname) and bool(families) and surname[-1] in families[0].split()
+    # A short title ("Hyperband", "BERT") is how the record's title begins: a candidate when the
+    # first author is the cited one (the match rule then asks for the year too).
+    if similarity < MIN_SIMILARITY and not (first and words[: len(query_title)] == list(query_title)):
         return None
     total = similarity
-    surname = query_words(query.first_author or "")
     if surname:
-        families = names.split("|")
         last = surname[-1]
-        if families and last in families[0].split():
+        if first:
             total += 0.05
         elif any(last in f.split() for f in families):
             total += 0.02

@@ -3,8 +3,8 @@ of an import), so the writer only writes.
 
 A row is ``(key, title_hash, norm, names, year, data, words, date)``:
 
-- ``norm``: the words of the record's titles, folded as a query is (:func:`fast_words`), the text
-  candidates are scored by;
+- ``norm``: the words of the record's titles and subtitles, folded as a query is
+  (:func:`fast_words`), the text candidates are scored by;
 - ``title_hash``: a 64-bit hash of the folded first title, the key of the exact-title index (an
   exact title is found without the full-text index);
 - ``names``: the authors' family names, folded, first author first, ``|`` between them;
@@ -172,7 +172,7 @@ def row_of(item: MirrorRecord) -> Row:
     years = rec.year_values
     return make_row(
         item.key,
-        rec.titles,
+        (*rec.titles, *rec.subtitles) if rec.titles else (),  # a subtitle's words found too
         [a.family or a.name or "" for a in rec.authors],
         years[0] if years else None,
         record_data(rec, item.arxiv),

@@ -538,7 +538,9 @@ class SqliteMirror(SearchIndex):
         every = _rare_together(rest, df, size)
         if len(every) > 1:
             plans.append((_all(every), _AND_CAP, df[every[0]] * (len(every) - 1)))
-        if token in df and query.year is None:
+        if token in df and (query.year is None or len(known) <= 2):
+            # With no year; or a short title ("BERT", "Hyperband"), too common alone: the first
+            # author's records with its words.
             steps = min(df[token], df[every[0]])
             plans.append((f"{_quote(token)} AND {_all(every)}", _AND_CAP, steps * len(every)))
         seen = {tuple(every)}
