@@ -23,6 +23,7 @@ from bench import (
     rag_latency,
     resolve_integrity,
     resolve_rate,
+    retrieval,
     semantic_eval,
     service_load,
     speed,
@@ -52,6 +53,7 @@ BENCHMARKS = {
     "startup": ("Start-up: `citeaudit --version` and `check` of the README example", startup),
     "markdown": ("Research reports in Markdown: a 500-claim report checked offline", markdown_report),
     "manifest": ("Cache writes as the cache grows: the manifest rewritten per entry", manifest_writes),
+    "retrieval": ("Passages for quote-less claims: recall, the judges on them, speed", retrieval),
 }
 
 
