@@ -97,11 +97,13 @@ def _run(
     )
 
 
-def _check(work: Path, out: str, *extra: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+def _check(
+    work: Path, out: str, *extra: str, env: dict[str, str] | None = None, codes: tuple[int, ...] = (0, 3)
+) -> dict[str, Any]:
     result = _run(
         work, "check", "claims.json", "--offline", "--judge", "learned", "--out", out, *extra, env=env
     )
-    assert result.returncode in (0, 3), result.stderr
+    assert result.returncode in codes, result.stdout + result.stderr
     data: dict[str, Any] = json.loads((work / out).read_text("utf-8"))
     return data
 
@@ -178,3 +180,69 @@ def test_offline_reports_with_retrieved_passages_are_byte_identical(pinned: Path
     _check(pinned, "one.json", "--jobs", "1", env={"PYTHONHASHSEED": "1", "LC_ALL": "C"})
     _check(pinned, "two.json", "--jobs", "2", env={"PYTHONHASHSEED": "2", "LC_ALL": "C.UTF-8"})
     assert (pinned / "one.json").read_bytes() == (pinned / "two.json").read_bytes()
+
+
+FULL_TEXT = [
+    "Methods. We sampled 240 sites along the coast between March and June.",
+    "Results. Baited cameras recorded 31 species, against 19 species without bait.",
+    "The difference held at every depth we sampled.",
+]
+
+
+def test_full_text_is_fetched_only_when_asked_pinned_and_read_as_the_works_text(tmp_path: Path) -> None:
+    """``fetch --full-text`` pins the full text a record names (here a Crossref text-mining link,
+    pointed at a local server), and the quote-less claim is judged on it (basis ``full_text``);
+    its numbers are then checked in it: one it lacks is ``E_NUMBER_UNSUPPORTED``."""
+    from citeaudit.resolve.cache import DoiCache
+    from citeaudit.resolve.interface import Resolution
+    from tests.sources.test_pins import _pdf
+    from tests.web_server import Route, WebServer
+
+    rows = read_jsonl(shared_data("registry", "crossref_works.jsonl"))
+    message = next(
+        r["message"]
+        for r in rows
+        if any(k.get("intended-application") == "text-mining" for k in r["message"].get("link", []))
+    )
+    server = WebServer().start()
+    try:
+        pdf = _pdf(tmp_path / "paper.pdf", FULL_TEXT)
+        server.routes["/tdm/paper.pdf"] = Route(body=pdf, headers={"Content-Type": "application/pdf"})
+        message = {
+            **message,
+            "link": [{"URL": f"{server.url}/tdm/paper.pdf", "content-type": "application/pdf",
+                      "content-version": "vor", "intended-application": "text-mining"}],
+        }  # fmt: skip
+        record = record_from_message(message)
+        assert record.full_text_urls == (f"{server.url}/tdm/paper.pdf",)
+        DoiCache(tmp_path / "cache").put(record.doi, Resolution.found(record))
+        citation = _citation(record)
+        claims = [
+            {
+                "id": "a",
+                "text": "Baited cameras recorded 31 species, against 19 without bait.",
+                "citations": [citation],
+            },
+            {"id": "b", "text": "Baited cameras recorded 45 species.", "citations": [citation]},
+        ]
+        (tmp_path / "claims.json").write_text(json.dumps({"claims": claims}), "utf-8")
+        env = {"CITEAUDIT_HOST_DELAY_MS": "0"}
+        plain = _run(tmp_path, "fetch", "claims.json", "--allow-private-urls", env=env)
+        assert plain.returncode == 0, plain.stderr
+        assert not server.log  # not asked for: nothing fetched
+        fetched = _run(tmp_path, "fetch", "claims.json", "--allow-private-urls", "--full-text", env=env)
+        assert fetched.returncode == 0, fetched.stderr
+        assert f"created {server.url}/tdm/paper.pdf HTTP 200" in fetched.stdout
+        requests = len(server.log)
+        report = _check(tmp_path, "report.json", codes=(1,))
+        assert len(server.log) == requests  # offline: read from the pin
+    finally:
+        server.stop()
+    verdicts = {c["id"]: c["verdict"] for c in report["claims"]}
+    (text,) = verdicts["a"]["texts"]
+    assert text["basis"] == "full_text"
+    assert text["name"].startswith(f"full text at {server.url}/tdm/paper.pdf as pinned ")
+    assert "31 species" in verdicts["a"]["passages"][0]["text"]
+    assert verdicts["b"] is None  # a number the full text lacks is an error: no verdict hides it
+    errors = {r["claim"]: r["errors"] for r in report["results"]}
+    assert errors == {"a": [], "b": ["E_NUMBER_UNSUPPORTED:45"]}

@@ -55,6 +55,7 @@ class Config:
     policy: Policy = field(default_factory=Policy)  # only from a configuration file's [policy] table
     allow_private_urls: bool = False  # cited URLs may reach loopback, private, link-local addresses
     ignore_robots: bool = False  # fetch pages robots.txt disallows (for sites you own)
+    full_text: bool = False  # fetch and pin the open full text a work's record names (arXiv, text mining)
     max_page_bytes: int = 16 * 1024 * 1024  # a fetched page over this is not read
     host_delay_ms: int = 1000  # between two requests to one web host (0: none)
     mirrors: tuple[Path, ...] = ()  # local mirrors of the bibliographic dumps, searched first
@@ -86,6 +87,7 @@ ENV_VARS = {
     "fail_on": "CITEAUDIT_FAIL_ON",
     "allow_private_urls": "CITEAUDIT_ALLOW_PRIVATE_URLS",
     "ignore_robots": "CITEAUDIT_IGNORE_ROBOTS",
+    "full_text": "CITEAUDIT_FULL_TEXT",
     "max_page_bytes": "CITEAUDIT_MAX_PAGE_BYTES",
     "host_delay_ms": "CITEAUDIT_HOST_DELAY_MS",
     "mirrors": "CITEAUDIT_MIRROR",
@@ -224,7 +226,7 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             values[name] = _int(value, here)
         elif name == "host_delay_ms":  # zero allowed: a local test server, a site you own
             values[name] = 0 if value in (0, "0") else _int(value, here)
-        elif name in ("offline", "reviews", "allow_private_urls", "ignore_robots"):
+        elif name in ("offline", "reviews", "allow_private_urls", "ignore_robots", "full_text"):
             values[name] = value if isinstance(value, bool) else _bool(str(value), here)
         elif name == "fail_on":
             if value not in FAIL_ON:

@@ -31,7 +31,7 @@ from citeaudit.checks.ranged import check_range
 from citeaudit.checks.structure import check_uncited, index_citations
 from citeaudit.checks.web import check_page_doi, check_page_title
 from citeaudit.errors import SourceError
-from citeaudit.identifiers import HANDLERS, canonical_key
+from citeaudit.identifiers import HANDLERS, canonical_key, pin_key
 from citeaudit.identifiers.registry import SEARCH_ROUTE
 from citeaudit.locate import SourceText
 from citeaudit.model import (
@@ -61,7 +61,7 @@ from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, WorkQuer
 from citeaudit.resolve.interface import Record, Resolution, ResolutionStatus, Resolver
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.stage import Cited, Evidence, evidence_of, judge_claims
-from citeaudit.sources.cited import CitedText, abstract_of, page_text, snapshot_text
+from citeaudit.sources.cited import CitedText, abstract_of, page_text, pinned_full_text, snapshot_text
 from citeaudit.sources.interface import (
     PinAnswer,
     PinStore,
@@ -87,6 +87,9 @@ class AuditSettings:
     offline: bool = False
     jobs: int = 1  # processes for the per-source checks; the report is the same for any value
     policy: Policy = field(default_factory=Policy)
+    # Online: fetch and pin the full text a record names for a citation with no quote. Offline the
+    # pins already made are read either way, so the setting is not in the report (same bytes).
+    full_text: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -337,9 +340,9 @@ class _Context:
                     )
                     quote_findings = [note, *in_abstract]
             read: CitedText | None = None
-            if citation.quote is None:  # an unreadable snapshot is no text: the abstract, if any
+            if citation.quote is None:  # an unreadable snapshot is no text: the full text, the abstract
                 read = snapshot_text(snapshot_key, snapshot.text) if snapshot and snapshot_key else None
-                read = read or abstract_of(record, where)
+                read = read or self._full_text(record) or abstract_of(record, where)
             lines, excerpt = _place(searched, location)
             out.append(
                 _Checked(
@@ -347,6 +350,15 @@ class _Context:
                 )
             )
         return out
+
+    def _full_text(self, record: Record) -> CitedText | None:
+        """The first of the full texts the record names that was pinned (``fetch --full-text``)."""
+        for key in full_text_keys(record):
+            answer = self.pages.get(key)
+            found = pinned_full_text(answer.pin) if answer is not None and answer.pin is not None else None
+            if found is not None:
+                return found
+        return None
 
     # -- works named by their metadata alone, found by bibliographic search ------------
 
@@ -654,6 +666,24 @@ def _searches(
     return {key: tuple(found.get(query.key, ())) for key, query in queries.items()}
 
 
+def full_text_keys(record: Record) -> list[str]:
+    """The keys the full texts a record names are pinned under (as a cited web page's)."""
+    keys = (pin_key(WorkSource(url, kind="url")) for url in record.full_text_urls)
+    return [key for key in keys if key is not None]
+
+
+def _full_text_pins(
+    groups: Mapping[tuple[str, str], list[_Pending]], answers: Mapping[str, Resolution]
+) -> list[str]:
+    """The full-text pins worth reading: those of works cited with no quote."""
+    keys: set[str] = set()
+    for (kind, key), group in groups.items():
+        record = answers[key].record if kind == "work" and key in answers else None
+        if record is not None and any(r.citation is not None and r.citation.quote is None for r in group):
+            keys.update(full_text_keys(record))
+    return sorted(keys)
+
+
 def _pages(pins: PinStore | None, urls: list[str]) -> dict[str, PinAnswer]:
     if not urls:
         return {}
@@ -712,6 +742,8 @@ def audit(
     source_ids = [key for kind, key in groups if kind == "store"]
     stored = store.fetch(source_ids) if store is not None and source_ids else {}
     urls = sorted(key for kind, key in groups if kind == "page")
+    if settings.offline or settings.full_text:  # online, full texts are fetched only when asked for
+        urls = sorted({*urls, *_full_text_pins(groups, answers)})
     pages = _pages(pins, urls)
     searches = _searches(finder, groups)
     context = _Context(settings, make, snapshots, answers, corpus, stored, store is not None, pages, searches)

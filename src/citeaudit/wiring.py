@@ -82,6 +82,7 @@ def audit_settings(config: Config) -> AuditSettings:
         offline=config.offline,
         jobs=config.jobs,
         policy=config.policy,
+        full_text=config.full_text,
     )
 
 

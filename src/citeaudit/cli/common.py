@@ -272,6 +272,13 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="fetch pages the site's robots.txt disallows (for sites you own) [CITEAUDIT_IGNORE_ROBOTS]",
     )
+    parser.add_argument(
+        "--full-text",
+        action="store_true",
+        default=None,
+        help="also fetch and pin the open full text a cited work's record names (its arXiv PDF, "
+        "Crossref's text-mining links), for citations with no quote [CITEAUDIT_FULL_TEXT]",
+    )
 
 
 JUDGE_HELP = "semantic judge: " + " | ".join(JUDGE_SPECS.values())
@@ -331,6 +338,7 @@ _FLAG_SETTINGS = (
     "fail_on",
     "allow_private_urls",
     "ignore_robots",
+    "full_text",
     "input_format",
 )
 

@@ -26,8 +26,11 @@ from citeaudit.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from citeaudit.config import Config
-    from citeaudit.model import Source
+    from citeaudit.model import Citation, Source
+    from citeaudit.resolve.interface import Resolution
     from citeaudit.sources.pins import PinOutcome
 
 __all__ = ["add_parser", "print_pin_outcomes", "run"]
@@ -103,9 +106,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     dois = sorted({key for c in citations if (key := resolver_key(c.source)) is not None})
     urls = sorted({key for c in citations if (key := pin_key(c.source)) is not None})
     searched = {key: c.source for c in citations if (key := search_key(c.source)) is not None}
-    if urls:  # before any answer is written to the cache
-        require_extra("web", "fetching cited web pages")
+    if urls or (config.full_text and dois):  # before any answer is written to the cache
+        require_extra("web", "fetching cited web pages" if urls else "fetching full texts (--full-text)")
     answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois) if dois else {}
+    if config.full_text:  # the open full text of each work cited with no quote, pinned as a page is
+        urls = sorted({*urls, *_full_texts(citations, answers)})
     counts = dict.fromkeys(ResolutionStatus, 0)
     for answer in answers.values():
         counts[answer.status] += 1
@@ -131,6 +136,20 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             file=stdout,
         )
     return EXIT_UNCHECKED if unchecked else EXIT_CLEAN
+
+
+def _full_texts(citations: list[Citation], answers: Mapping[str, Resolution]) -> set[str]:
+    """The pin keys of the full texts named by the records of the works cited with no quote."""
+    from citeaudit.core import full_text_keys
+    from citeaudit.identifiers import resolver_key
+
+    keys: set[str] = set()
+    for citation in citations:
+        key = resolver_key(citation.source) if citation.quote is None else None
+        record = answers[key].record if key is not None and key in answers else None
+        if record is not None:
+            keys.update(full_text_keys(record))
+    return keys
 
 
 def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:

@@ -57,5 +57,6 @@ def records_from_atom(body: bytes) -> dict[str, Record]:
             type="posted-content",
             relations=relations,
             abstract=plain_abstract(_text(entry, "a:summary")),
+            full_text_urls=(f"https://arxiv.org/pdf/{arxiv_id}",),  # open access, every paper
         )
     return out

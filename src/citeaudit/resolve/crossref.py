@@ -37,6 +37,24 @@ def _relations(message: dict[str, Any]) -> tuple[Relation, ...]:
     return tuple(sorted(set(out), key=lambda r: (r.relation, r.type or "", r.doi or "")))
 
 
+# The text-mining links a reader can read, the most readable first (XML and EPUB are not read).
+_FULL_TEXT_TYPES = ("text/plain", "text/html", "application/pdf", "unspecified")
+MAX_FULL_TEXT_URLS = 3
+
+
+def _full_text_urls(message: dict[str, Any]) -> tuple[str, ...]:
+    """The work's ``link`` entries meant for text mining, in order of how readable they are."""
+    found: list[tuple[int, int, str]] = []
+    for i, link in enumerate(message.get("link") or ()):
+        if not isinstance(link, dict) or link.get("intended-application") != "text-mining":
+            continue
+        url, kind = link.get("URL"), link.get("content-type", "unspecified")
+        if isinstance(url, str) and url.startswith(("https://", "http://")) and kind in _FULL_TEXT_TYPES:
+            found.append((_FULL_TEXT_TYPES.index(kind), i, url))
+    urls = dict.fromkeys(url for _, _, url in sorted(found))
+    return tuple(urls)[:MAX_FULL_TEXT_URLS]
+
+
 def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
@@ -64,4 +82,5 @@ def record_from_message(message: dict[str, Any]) -> Record:
         pages=_text(message.get("page")),
         article_number=_text(message.get("article-number")),
         abstract=plain_abstract(message.get("abstract")),  # JATS XML
+        full_text_urls=_full_text_urls(message),
     )

@@ -67,6 +67,9 @@ class Record:
     # The work's abstract as plain text, where the registry or index gives one: a text the
     # semantic stage may judge a quote-less citation against (basis ``abstract``).
     abstract: str | None = None
+    # Where the registry says the work's full text is, for text mining (Crossref's ``link`` entries,
+    # arXiv's PDF): fetched and pinned only when the operator asks for it (``fetch --full-text``).
+    full_text_urls: tuple[str, ...] = ()
 
     @property
     def year_values(self) -> tuple[int, ...]:
@@ -91,6 +94,8 @@ class Record:
         }
         if self.abstract is not None:  # absent, not null: entries of records without one keep their bytes
             out["abstract"] = self.abstract
+        if self.full_text_urls:
+            out["full_text_urls"] = list(self.full_text_urls)
         return out
 
     @classmethod
@@ -111,6 +116,7 @@ class Record:
             pages=data.get("pages"),
             article_number=data.get("article_number"),
             abstract=data.get("abstract") if isinstance(data.get("abstract"), str) else None,
+            full_text_urls=tuple(u for u in data.get("full_text_urls", ()) if isinstance(u, str)),
         )
 
 

@@ -5,7 +5,7 @@ one small interface (:mod:`.interface`) and one module per basis (``full_text``,
 these modules only name it."""
 
 from citeaudit.sources.cited.abstract import abstract_of
-from citeaudit.sources.cited.full_text import document_text, revision_text, snapshot_text
+from citeaudit.sources.cited.full_text import document_text, pinned_full_text, revision_text, snapshot_text
 from citeaudit.sources.cited.interface import Basis, CitedText
 from citeaudit.sources.cited.page import page_text
 
@@ -15,6 +15,7 @@ __all__ = [
     "abstract_of",
     "document_text",
     "page_text",
+    "pinned_full_text",
     "revision_text",
     "snapshot_text",
 ]
