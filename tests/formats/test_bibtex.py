@@ -120,7 +120,6 @@ def test_fields_are_mapped(tmp_path: Path) -> None:
             "@article{a, title={unclosed\n",
             "line 1: Unexpectedly reached end of file (the block starting '@article{a, title={unclosed\\n')",
         ),
-        ("@article{a, title={x}}\n@article{a, title={y}}\n", "line 2: Duplicate entry key 'a'"),
         ("% only a comment\n", "no BibTeX entries found"),
     ],
 )
@@ -285,3 +284,54 @@ def test_text_without_latex_takes_the_fast_path_to_the_same_text(value: str) -> 
     if _LATEX_RE.search(value) is None:
         decoded = _decoder().latex_to_text(_UNESCAPED_RE.sub(r"\\\g<0>", value))
         assert _text(value) == " ".join(decoded.split())
+
+
+# -- BibTeX as the tools export it ---------------------------------------------------------
+
+
+def test_a_duplicate_key_is_a_warning_and_the_rest_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@article{a, title={First}, year={2020}}\n@article{a, title={Second}, year={2021}}\n"
+        "@article{b, title={Third}, year={2022}}\n",
+        "utf-8",
+    )
+    submission = load_submission(path)
+    assert [c.id for c in submission.claims] == ["a", "b"]
+    assert [c.citations[0].source.title for c in submission.claims] == ["First", "Third"]  # type: ignore[union-attr]
+    (note,) = submission.notes
+    assert (note.code, note.origin, note.claim_id) == ("W_REFERENCE_DUPLICATE", "line 2", None)
+    assert (
+        note.message == "the entry key 'a' is used again; the first entry (line 1) is checked, not this one"
+    )
+
+
+def test_an_author_listed_twice_is_one_author(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@article{k, title={A Title}, author={Sun, Liyang and Abraham, Sarah and Sun, Liyang}, year={2021}}\n",
+        "utf-8",
+    )
+    (claim,) = load_submission(path).claims
+    assert claim.citations[0].source.authors == ("Sun, Liyang", "Abraham, Sarah")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "eprint",
+    [
+        "http://arxiv.org/abs/1312.6114v10",
+        "https://arxiv.org/abs/1312.6114",
+        "https://arxiv.org/pdf/1312.6114v3.pdf",
+    ],
+)
+def test_an_eprint_given_as_its_address_is_the_arxiv_id(tmp_path: Path, eprint: str) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@misc{kingma, title={Auto-Encoding Variational Bayes}, author={Kingma, Diederik P. and Welling, Max},\n"
+        f"  year={{2013}}, eprint={{{eprint}}}, eprinttype={{arXiv}}}}\n",
+        "utf-8",
+    )
+    (claim,) = load_submission(path).claims
+    source = claim.citations[0].source
+    assert isinstance(source, WorkSource)
+    assert (source.kind, source.identifier) == ("arxiv", "10.48550/arXiv.1312.6114")

@@ -81,10 +81,6 @@ def test_macros_within_the_bound_still_expand() -> None:
     [
         # bibtexparser's reasons quote the input: a control character is written as its escape
         (
-            "@article{k\x1b, title={T}}\n@article{k\x1b, title={T}}",
-            "line 2: Duplicate entry key 'k\\x1b' (the block starting '@article{k\\x1b, title={T}}')",
-        ),
-        (
             "@{,\x1b\u2028}",
             "line 1: Expected a `=` after entry key `\\x1b`, but found the end of the entry (`}`) "
             "(the block starting '@{,\\x1b\\u2028}')",
@@ -103,6 +99,18 @@ def test_macros_within_the_bound_still_expand() -> None:
 )
 def test_bibtex_errors_are_one_printable_line(text: str, problem: str) -> None:
     assert _refused(lambda t: parse_bibtex(t, BIB), text) == f"{BIB}: {problem}"
+
+
+def test_a_key_twice_is_a_printable_note_and_the_first_entry_is_checked() -> None:
+    """A duplicate key was a refusal of the whole file; its note writes a control out."""
+    submission = parse_bibtex("@article{k\x1b, title={T}}\n@article{k\x1b, title={U}}", BIB)
+    assert [c.id for c in submission.claims] == ["k\x1b"]
+    (note,) = submission.notes
+    assert (note.code, note.origin) == ("W_REFERENCE_DUPLICATE", "line 2")
+    assert (
+        note.message
+        == "the entry key 'k\\x1b' is used again; the first entry (line 1) is checked, not this one"
+    )
 
 
 def test_a_field_with_no_value_is_a_field_left_empty() -> None:

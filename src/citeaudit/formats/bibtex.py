@@ -20,7 +20,7 @@ from citeaudit.errors import InputError
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.work import WORK
-from citeaudit.model import Citation, Claim, ReferenceSource, Submission, WorkSource
+from citeaudit.model import Citation, Claim, Note, ReferenceSource, Submission, WorkSource
 from citeaudit.resolve.indexes.interface import WorkQuery
 
 if TYPE_CHECKING:
@@ -94,7 +94,15 @@ def _authors(value: str, clean: Callable[[str], str] = _plain) -> tuple[str, ...
     would lose the braces that protect an ``and`` inside a name)."""
     # Spaces collapsed first: "\s+and\s+" retries from every position of a long run of spaces.
     names = [clean(n) for n in _SPACES_RE.sub(" ", value).split(" and ") if n.strip()]
-    return tuple(n for n in names if n.lower() not in {"others", "et al."})
+    # A name listed twice in a row or apart (as some exporters write it) is one author.
+    seen: set[str] = set()
+    out = []
+    for n in names:
+        if n.lower() in {"others", "et al."} or n.casefold() in seen:
+            continue
+        seen.add(n.casefold())
+        out.append(n)
+    return tuple(out)
 
 
 # -- @string macros and # concatenation ----------------------------------------------------
@@ -279,14 +287,22 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+# An arXiv eprint given as its page's or its PDF's address (``http://arxiv.org/abs/1312.6114v10``).
+_ARXIV_URL_RE = re.compile(
+    r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE
+)
+
+
 def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
     """The entry's identifier kind and value, and the handler's note on its form: its DOI, else
-    its arXiv eprint."""
+    its arXiv eprint (an id, ``arXiv:id``, or the address of its page)."""
     doi = _plain(fields.get("doi", ""))
     if doi:
         return DOI.kind, doi, None
-    eprint = fields.get("eprint", "").strip()
+    eprint = _plain(fields.get("eprint", ""))
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).strip().lower()
+    if (url := _ARXIV_URL_RE.match(eprint)) is not None:
+        eprint, prefix = url.group(1), "arxiv"
     if eprint and (prefix == "arxiv" or eprint.lower().startswith("arxiv:")):
         arxiv_doi = ARXIV.doi_of(eprint)
         if arxiv_doi is not None:
@@ -308,10 +324,31 @@ def parse_bibtex(text: str, name: str) -> Submission:
             f"(the input's length and {_EXPANSION_ALLOWANCE} more)"
         )
         raise InputError(name, f"line {e.line + 1}", problem) from None
-    if library.failed_blocks:
-        from bibtexparser.model import DuplicateFieldKeyBlock
+    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 
-        block = library.failed_blocks[0]
+    notes: list[Note] = []
+    failed = []
+    for block in library.failed_blocks:
+        if not isinstance(block, DuplicateBlockKeyBlock):
+            failed.append(block)
+            continue
+        # BibTeX's own rule: the first entry of a key is the one cited; a later one is reported.
+        earlier = block.previous_block
+        where = f" (line {(earlier.start_line or 0) + 1})" if earlier is not None else ""
+        message = (
+            f"the entry key {block.key!r} is used again; the first entry{where} is checked, not this one"
+        )
+        notes.append(
+            Note(
+                "W_REFERENCE_DUPLICATE",
+                _printable(message),
+                None,
+                None,
+                f"line {(block.start_line or 0) + 1}",
+            )
+        )
+    if failed:
+        block = failed[0]
         reason = str(getattr(block.error, "abort_reason", "") or block.error or "").strip().rstrip(".")
         if isinstance(block, DuplicateFieldKeyBlock):  # its own words name the library's attributes
             keys = ", ".join(repr(k) for k in sorted(block.duplicate_keys))
@@ -398,4 +435,4 @@ def parse_bibtex(text: str, name: str) -> Submission:
         )
     if not claims:
         raise InputError(name, "", "no BibTeX entries found")
-    return Submission(claims=tuple(claims), format="bibtex")
+    return Submission(claims=tuple(claims), format="bibtex", notes=tuple(notes))
