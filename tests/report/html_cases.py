@@ -16,7 +16,15 @@ from typing import Any
 
 from tests.conftest import GOLDEN, run_cli
 
-__all__ = ["KINDS", "audit_html", "mixed_claims"]
+__all__ = [
+    "KINDS",
+    "RESTATED",
+    "SNAPSHOT_SENTENCE",
+    "audit_html",
+    "audit_retrieved",
+    "mixed_claims",
+    "retrieved_claims",
+]
 
 LINE_1 = "В наших экспериментах привязка каждого утверждения к найденному фрагменту"
 DOCUMENT = (
@@ -77,3 +85,40 @@ def audit_html(root: Path, n: int) -> Path:
                      "--format", "html", "--output", out)  # fmt: skip
     assert result.code == 1, result.stderr
     return out
+
+
+# A sentence of seed 000's snapshot, restated, and cited with no quote: judged on passages of the
+# snapshot (basis retrieved); the same claim with the quote: judged on the verified quote.
+RESTATED = (
+    "Привязка к найденному фрагменту снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов."
+)
+SNAPSHOT_SENTENCE = "снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов."
+
+
+def retrieved_claims(hostile: str | None = None) -> dict[str, Any]:
+    """Claims citing seed 000's work: ``r1`` with no quote, ``q1`` with the quote; with ``hostile``
+    (a line added to the snapshot), ``h1`` restates that line with no quote."""
+    claims: list[dict[str, Any]] = [
+        {"id": "q1", "text": RESTATED, "citations": [_DEMO | {"quote": SNAPSHOT_SENTENCE[:-1]}]},
+        {"id": "r1", "text": RESTATED, "citations": [dict(_DEMO)]},
+    ]
+    if hostile is not None:
+        claims.append({"id": "h1", "text": hostile, "citations": [dict(_DEMO)]})
+    return {"claims": claims}
+
+
+def audit_retrieved(root: Path, *, hostile: str | None = None, judge: str = "learned") -> Path:
+    """Audit ``retrieved_claims`` offline against seed 000's cache and snapshot (``hostile`` appended
+    to the snapshot as a line of its own); report.json (the HTML report beside it, report.html)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name in ("cache", "sources"):
+        shutil.copytree(GOLDEN / "seed000" / name, root / name, dirs_exist_ok=True)
+    if hostile is not None:
+        snapshot = root / "sources" / "10.0000_demo.1.txt"
+        snapshot.write_text(snapshot.read_text("utf-8") + hostile + "\n", "utf-8")
+    (root / "claims.json").write_text(json.dumps(retrieved_claims(hostile), ensure_ascii=False), "utf-8")
+    result = run_cli("check", root / "claims.json", "--offline", "--cache", root / "cache", "--sources",
+                     root / "sources", "--judge", judge, "--out", root / "report.json", "--format", "html",
+                     "--output", root / "report.html")  # fmt: skip
+    assert result.code == 0, result.stdout + result.stderr
+    return root / "report.json"

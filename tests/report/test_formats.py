@@ -219,3 +219,85 @@ def test_a_display_control_in_a_cited_url_is_written_out_in_sarif_and_junit(tmp_
         text = (tmp_path / f"r.{fmt}").read_text("utf-8")
         assert "\u202e" not in text, fmt
         assert page in text, fmt
+
+
+def test_claims_judged_on_retrieved_passages_are_said_to_be_judged_in_markdown_sarif_and_junit(
+    tmp_path: Path,
+) -> None:
+    """Claims citing seed 000's work with no quote, judged (learned) on passages of its snapshot:
+    each human format names the basis, the best passage and where it is, as a judgement; the
+    claim judged on its verified quote is said to be nothing of the kind, and SARIF keeps the
+    judgement out of its results' rule ids and levels."""
+    from tests.report.html_cases import SNAPSHOT_SENTENCE, audit_retrieved
+
+    report_path = audit_retrieved(
+        tmp_path / "r", hostile="A passage with <b>markup</b> | and *stars* [x](y)."
+    )
+    report: dict[str, Any] = json.loads(report_path.read_text("utf-8"))
+    (text,) = next(c for c in report["claims"] if c["id"] == "r1")["verdict"]["texts"]
+    digest, length = text["sha256"][:12], text["length"]
+    where = (
+        'from the full text of r1#1, characters [74, 144) of "snapshot of 10.0000/demo.1" '
+        f"(SHA-256 {digest}…, {length} characters)"
+    )
+    context = RenderContext(
+        input_uri="claims.json", input_text=(tmp_path / "r" / "claims.json").read_text("utf-8")
+    )
+    # Markdown: under the claim, the basis and the best passage, escaped.
+    md = render(ReportFormat.MARKDOWN, report, context).decode("utf-8")
+    assert verify_markdown(md.encode("utf-8"))
+    block = md.split("- **r1**", 1)[1].split("- **", 1)[0]
+    assert (
+        "  Basis: judged on retrieved passages (a judgement, not a verified quote); best passage \\(rank 1\\), "
+        'from the full text of r1\\#1, characters \\[74, 144\\) of "snapshot of 10\\.0000/demo\\.1" '
+        f"\\(SHA\\-256 {digest}…, {length} characters\\)\n"
+    ) in block
+    assert (
+        "  Best passage: снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов\\.\n" in block
+    )
+    q1 = md.split("- **q1**", 1)[1].split("- **", 1)[0]
+    assert "retrieved" not in q1
+    assert "Basis" not in q1
+    h1 = md.split("- **h1**", 1)[1].split("- **", 1)[0]
+    assert (
+        "  Best passage: A passage with &lt;b&gt;markup&lt;/b&gt; \\| and \\*stars\\* \\[x\\]\\(y\\)\\.\n"
+        in h1
+    )
+    html = MarkdownIt("commonmark").render(md)
+    assert "<b>markup" not in html
+    assert "<em>stars" not in html
+    assert 'href="y"' not in html
+    # SARIF: valid; the run's properties name every claim judged on passages, never q1.
+    sarif = json.loads(render(ReportFormat.SARIF, report, context))
+    jsonschema.Draft4Validator(_schema()).validate(sarif)
+    run = sarif["runs"][0]
+    judged = run["properties"]["judgedOnRetrievedPassages"]
+    assert sorted(judged) == ["h1", "r1"]
+    assert judged["r1"]["judgement"] == "judged on retrieved passages (a judgement, not a verified quote)"
+    assert (judged["r1"]["basis"], judged["r1"]["label"]) == ("retrieved", "entailed")
+    assert judged["r1"]["bestPassage"] == {"basis": "full_text", "citation": "r1#1", "end": 144, "rank": 1,
+                                           "start": 74, "text": SNAPSHOT_SENTENCE,
+                                           "text_sha256": judged["r1"]["texts"][0]["sha256"]}  # fmt: skip
+    assert judged["r1"]["texts"][0]["name"] == "snapshot of 10.0000/demo.1"
+    # No rule and no result of its own: a result of the claim's citation (its I_QUOTE_ABSENT note)
+    # carries the best passage in its properties.
+    assert {r["ruleId"] for r in run["results"]} == {"I_QUOTE_ABSENT"}
+    r1 = next(r for r in run["results"] if "claim r1," in r["message"]["text"])
+    assert r1["level"] == "note"
+    assert r1["properties"]["judgedOnRetrievedPassages"]["bestPassage"]["start"] == 74
+    # JUnit: a suite property per judged claim, and the passage on its citation's test case.
+    suite = ET.fromstring(render(ReportFormat.JUNIT, report, context)).find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["citeaudit.judged_on_passages.r1"] == (
+        "verdict entailed, judged on retrieved passages (a judgement, not a verified quote); best passage "
+        f"(rank 1), {where}"
+    )
+    assert "citeaudit.judged_on_passages.q1" not in props
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    out = cases["r1#1"].find("system-out")
+    assert out is not None
+    assert out.text is not None
+    assert out.text.endswith(f"(rank 1), {where}:\n{SNAPSHOT_SENTENCE}")
+    assert cases["q1#1"].find("system-out") is None
+    assert cases["r1#1"].find("failure") is None  # a judgement is not a failed check

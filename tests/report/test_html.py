@@ -14,7 +14,7 @@ import pytest
 
 from citeaudit.report.html import render_html, report_view, verdict_words
 from tests.conftest import GOLDEN, run_cli
-from tests.report.html_cases import audit_html
+from tests.report.html_cases import RESTATED, SNAPSHOT_SENTENCE, audit_html, audit_retrieved
 
 
 def _golden_report(case: str) -> dict[str, Any]:
@@ -211,7 +211,7 @@ def test_a_learned_verdict_in_the_view_and_only_then_its_script() -> None:
     rules = render_html(_golden_report("seed003_real_range"))
     assert rules == (GOLDEN / "seed003_real_range" / "expected.html").read_bytes()
     assert rules.count(b"<script") == 2
-    assert set(_data(rules)["claims"][0]["judged"]) == {"by", "judge", "signals", "unsupported"}
+    assert set(_data(rules)["claims"][0]["judged"]) == {"basis", "by", "judge", "signals", "unsupported"}
 
 
 def test_unsupported_ranges_count_in_the_text_before_its_controls_are_written_out() -> None:
@@ -337,3 +337,88 @@ def test_the_header_counts_claims_that_cite_nothing_apart(tmp_path: Path) -> Non
     )
     real = _golden_report("seed003_real_range")
     assert counts_words(real) == "1 claim · 1 citation checked: 1 passed, 0 failed, 0 could not be checked"
+
+
+SEED_SNAPSHOT_SHA256 = "4a7a31a5f98a057b05cd30392bc05c241e086fb3769656dc2877f9ee23414a88"
+
+
+def test_a_verdict_on_retrieved_passages_shows_each_passage_in_its_text_and_the_quote_to_add(
+    tmp_path: Path,
+) -> None:
+    """A claim citing seed 000's work with no quote is judged on passages of the work's snapshot:
+    the view badges it apart from the claim judged on its verified quote, draws each passage with
+    its basis, range, rank, text name and short digest in the text around it that the report
+    holds, and offers the best passage as the quote to add."""
+    report_path = audit_retrieved(tmp_path / "r")
+    report = json.loads(report_path.read_text("utf-8"))
+    verdicts = {c["id"]: c["verdict"] for c in report["claims"]}
+    assert (verdicts["r1"]["basis"], verdicts["r1"]["label"]) == ("retrieved", "entailed")
+    assert verdicts["q1"]["basis"] == "quote"
+    html = (tmp_path / "r" / "report.html").read_bytes()
+    assert html == render_html(report)  # check and render: the same bytes
+    claims = {c["id"]: c for c in _data(html)["claims"]}
+    assert claims["q1"]["judged"]["basis"] == "quote"
+    assert "passages" not in claims["q1"]["judged"]
+    judged = claims["r1"]["judged"]
+    assert judged["basis"] == "retrieved"
+    first, second = judged["passages"]
+    assert first == {
+        "rank": 1, "citation": "r1#1", "basis": "full_text", "from": "from the full text of r1#1",
+        "where": "[74, 144)", "length": 145, "name": "saved source text of 10.0000/demo.1",
+        "digest": SEED_SNAPSHOT_SHA256[:12],
+        # The other passage of the same text is the text before it; the newline between them and
+        # the one that ends the text the report does not hold.
+        "around": ["В наших экспериментах привязка каждого утверждения к найденному фрагменту … ",
+                   SNAPSHOT_SENTENCE, " …"],
+    }  # fmt: skip
+    assert (second["rank"], second["where"]) == (2, "[0, 73)")
+    assert second["around"][0] == ""  # the text begins with it
+    assert second["around"][2] == " … " + SNAPSHOT_SENTENCE + " …"
+    assert judged["texts"] == [{"citation": "r1#1", "basis": "full_text", "from": "from the full text of r1#1",
+                                "name": "saved source text of 10.0000/demo.1", "digest": SEED_SNAPSHOT_SHA256[:12],
+                                "length": 145}]  # fmt: skip
+    (citation,) = claims["r1"]["citations"]
+    assert citation["passage_fix"] == {"fix": json.dumps({"quote": SNAPSHOT_SENTENCE}, ensure_ascii=False),
+                                       "from": "full text", "where": "[74, 144)"}  # fmt: skip
+    assert "passage_fix" not in claims["q1"]["citations"][0]
+    assert claims["r1"]["text"] == RESTATED
+
+
+def test_the_text_around_a_passage_is_only_what_the_report_holds() -> None:
+    from citeaudit.report.html import PASSAGE_CONTEXT, _around, _known
+
+    text = "A" * 300 + "The passage." + "B" * 10 + "Another one." + "C" * 400
+    start = text.index("The passage.")
+    other = text.index("Another one.")
+    p = {"start": start, "end": start + 12, "text": "The passage."}
+    q = {"start": other, "end": other + 12, "text": "Another one."}
+    known = _known(None, [p, q])
+    assert _around(p, known, len(text)) == ["… ", "The passage.", " … Another one. …"]
+    assert _around(q, known, len(text)) == ["… The passage. … ", "Another one.", " …"]
+    assert _around(p, _known(None, [p]), None) == ["… ", "The passage.", " …"]
+    # A passage whose text is not its range's length (its controls written out) is not cut by offsets.
+    odd = {"start": other, "end": other + 12, "text": "<U+202E>Another one."}
+    assert _around(p, _known(None, [p, odd]), len(text)) == ["… ", "The passage.", " …"]
+    assert PASSAGE_CONTEXT == 160
+    # At the ends of the text: nothing before the first character, nothing after the last.
+    whole = {"start": 0, "end": 5, "text": "Short"}
+    assert _around(whole, _known(None, [whole]), 5) == ["", "Short", ""]
+
+
+def test_a_passage_that_is_markup_is_data_and_the_page_names_no_internal_words(tmp_path: Path) -> None:
+    hostile = "Модель <script>alert(1)</script> писала </script><!-- & \u2028 без ошибок."
+    audit_retrieved(tmp_path / "h", hostile=hostile)
+    html = (tmp_path / "h" / "report.html").read_bytes()
+    claims = {c["id"]: c for c in _data(html)["claims"]}
+    texts = [p["around"][1] for p in claims["h1"]["judged"]["passages"]]
+    assert hostile in texts
+    assert html.count(b"<script") == 3  # the data block, the page's script and the learned judge's
+    assert b"alert(1)" not in html.replace(_data_block_bytes(html), b"")
+    for word in (b"snapshot", b"pinned", b"seed-cache"):
+        assert word not in html.replace(_data_block_bytes(html), b""), word
+
+
+def _data_block_bytes(html: bytes) -> bytes:
+    block = re.search(rb'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    return block.group(1)

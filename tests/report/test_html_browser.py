@@ -645,3 +645,92 @@ def test_a_phone_wide_page_does_not_scroll_sideways(
     # At a desktop width the claims are still one table row each.
     wide_page = Watched(browser, path.as_uri()).page
     assert wide_page.locator("#claim-0 tr.main").evaluate("r => getComputedStyle(r).display") == "table-row"
+
+
+HOSTILE_PASSAGE = "Модель <script>alert(1)</script> <b>писала</b> без ошибок " + "безпробелов" * 12 + "."
+
+
+def test_passages_judged_on_retrieved_text_are_drawn_in_their_text_with_their_badges(
+    browser: Browser, tmp_path: Path, screenshots: Path
+) -> None:
+    """Claims citing seed 000's work with no quote, judged (learned) on passages of its snapshot,
+    beside the same claim judged on its verified quote: the two badges differ in words and colour;
+    each passage is highlighted in the text around it with its basis, range, rank, text name and
+    short digest; the best one is the suggested fix; a passage that is markup shows as text."""
+    from tests.report.html_cases import SNAPSHOT_SENTENCE, audit_retrieved
+
+    report_path = audit_retrieved(tmp_path / "r", hostile=HOSTILE_PASSAGE)
+    report = json.loads(report_path.read_text("utf-8"))
+    labels = {c["id"]: (c["verdict"]["basis"], c["verdict"]["label"]) for c in report["claims"]}
+    assert labels["r1"] == ("retrieved", "entailed"), labels
+    assert labels["q1"][0] == "quote", labels
+    (text,) = next(c for c in report["claims"] if c["id"] == "r1")["verdict"]["texts"]
+    url = (tmp_path / "r" / "report.html").as_uri()
+    seen = Watched(browser, url)
+    page = seen.page
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    page.click("#expand-all")
+    r1 = page.locator("tbody.claim:has(td.cid:text-is('r1'))")
+    q1 = page.locator("tbody.claim:has(td.cid:text-is('q1'))")
+    # The table row says it too; the claim judged on its quote has no such badge.
+    assert r1.locator("td.verdict .badge").all_inner_texts() == ["on retrieved passages"]
+    assert q1.locator("td.verdict .badge").count() == 0
+    assert r1.locator("p.verdict-line .badge").all_inner_texts() == ["judged on retrieved passages"]
+    assert q1.locator("p.verdict-line .badge").all_inner_texts() == ["quote verified"]
+    assert "quote verified" not in r1.inner_text()
+    assert "retrieved" not in q1.inner_text()
+    colour = "e => getComputedStyle(e).backgroundColor + ' ' + getComputedStyle(e).borderStyle"
+    judged = r1.locator("p.verdict-line .badge").evaluate(colour)
+    proved = q1.locator("p.verdict-line .badge").evaluate(colour)
+    assert judged == "rgb(239, 233, 251) dashed"
+    assert proved != judged
+    # Each passage, best first, in the text around it that the report holds.
+    passages = r1.locator("div.passage")
+    assert passages.count() == 3
+    best = passages.first
+    assert best.locator("p.passage-head").inner_text() == (
+        f"from the full text of r1#1 rank 1 · [74, 144) of {text['length']} characters · "
+        f"saved source text of 10.0000/demo.1 · sha256 {text['sha256'][:12]}…"
+    )
+    assert best.locator("mark.passage").inner_text() == SNAPSHOT_SENTENCE
+    assert best.locator("blockquote.in-text .around").first.inner_text().startswith("В наших экспериментах")
+    assert [passages.nth(i).get_attribute("data-rank") for i in range(3)] == ["1", "2", "3"]
+    assert (
+        r1.locator("ul.texts-read li")
+        .inner_text()
+        .startswith("Read from the full text of r1#1: saved source text of 10.0000/demo.1")
+    )
+    # The quote to add, as the suggested fix, said to be judged.
+    fix = r1.locator(".fixbox.passage-fix")
+    assert (
+        fix.locator("p.label")
+        .inner_text()
+        .startswith(
+            "Suggested fix: quote the passage [74, 144) of the full text the judge found supporting the claim "
+            "(judged, not proved"
+        )
+    )
+    assert json.loads(fix.locator("pre.fix").inner_text()) == {"quote": SNAPSHOT_SENTENCE}
+    assert q1.locator(".passage-fix").count() == 0
+    # A passage that is markup: text on the page, no element made of it, no script run.
+    h1 = page.locator("tbody.claim:has(td.cid:text-is('h1'))")
+    assert HOSTILE_PASSAGE in h1.locator("mark.passage").all_inner_texts()
+    assert h1.locator("div.details b, div.details script").count() == 0
+    assert page.locator("script").count() == 3
+    page.screenshot(path=str(screenshots / "retrieved.png"), full_page=True)
+    assert seen.dialogs == []
+    assert seen.outside_requests(url) == []
+    assert seen.errors == []
+    assert console == []
+    # Phone-wide: nothing wider than the screen, the long passage wrapped.
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    phone.goto(url)
+    phone.wait_for_selector("html[data-ready-ms]")
+    phone.click("#expand-all")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    box = phone.locator("tbody.claim:has(td.cid:text-is('h1')) mark.passage").first.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= 390
+    phone.screenshot(path=str(screenshots / "retrieved-phone390.png"), full_page=True)
+    phone.close()

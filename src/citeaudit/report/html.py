@@ -21,6 +21,17 @@ the script writes it with ``textContent``: titles, claims and quotes show
 literally, and
 bidirectional controls and variation selectors are written out as ``<U+202E>``.
 
+A verdict is badged by what it was given: ``quote verified`` (the judge read
+quotes the checks found in the source) or ``judged on retrieved passages`` (the
+citation gave no quote; the judge read the passages of the cited work's pinned
+text that best match the claim). The two never share a badge or a word: a
+passage is a judged support, never a proved one. Each passage is drawn
+highlighted in as much of the text around it as the report holds (the other
+passages of the same text; ``…`` where the report holds none), with a badge for
+its basis (``from the abstract of q1``), its ``[start, end)``, its rank and the
+text's name and short digest; when the judge found the claim supported, the
+passage is offered as the quote to add, the suggested fix.
+
 A verdict with a probability of support (the ``learned`` judge's) adds to the
 page a second small script and style, and only then: in the claim's details
 its probability, the three features that moved it in plain words, and the
@@ -43,8 +54,9 @@ from typing import Any
 from jinja2 import Environment, Template
 
 from citeaudit.normalize import show_controls
-from citeaudit.report.fixes import citation_patch
+from citeaudit.report.fixes import citation_patch, passage_fixes
 from citeaudit.report.json import dump_report_dict
+from citeaudit.report.retrieved import BASIS_WORDS, from_words, short_digest
 from citeaudit.report.spans import claim_pieces, spans_of
 
 __all__ = [
@@ -509,7 +521,15 @@ def _finding_line(finding: dict[str, Any]) -> list[str]:
     return [finding["severity"], finding["label"], plain_message(finding["message"]), more]
 
 
-def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
+def _passage_fix(fix: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The passage offered as the citation's quote (``fixes.passage_fixes``), as the page shows it."""
+    if fix is None:
+        return None
+    return {"fix": _fix_json(fix["fix"]), "from": BASIS_WORDS.get(fix["basis"], fix["basis"]),
+            "where": _range(fix["start"], fix["end"])}  # fmt: skip
+
+
+def _citation_view(row: dict[str, Any], passage_fix: dict[str, Any] | None = None) -> dict[str, Any]:
     findings = row["findings"]
     found = _by_code(findings)
     held_name, compare = _compare(row, found)
@@ -529,7 +549,88 @@ def _citation_view(row: dict[str, Any]) -> dict[str, Any]:
         "quote": _quote(row, found),
         "fix": _fix_json(citation_patch(row)),
         "findings": [_finding_line(f) for f in findings],
-    }
+    } | ({"passage_fix": _passage_fix(passage_fix)} if passage_fix is not None else {})
+
+
+PASSAGE_CONTEXT = EXCERPT_CONTEXT  # characters of the text around a passage shown, each side, at most
+
+
+def _known(text: dict[str, Any] | None, passages: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """The parts of one text the report holds: its passages, where their text has their range's
+    length (a passage whose controls were written out for the page is not cut by offsets)."""
+    return sorted(
+        (p["start"], p["end"], p["text"]) for p in passages if len(p["text"]) == p["end"] - p["start"]
+    )
+
+
+def _stretch(known: list[tuple[int, int, str]], a: int, b: int) -> str:
+    """The text of ``[a, b)`` as far as the report holds it, `` … `` for each stretch it does not."""
+    out: list[str] = []
+    at = a
+    for start, end, text in known:
+        if end <= at or start >= b:
+            continue
+        if start > at:
+            out.append(" … ")
+            at = start
+        out.append(text[at - start : min(end, b) - start])
+        at = min(end, b)
+    if at < b:
+        out.append(" … ")
+    return "".join(out)
+
+
+def _around(passage: dict[str, Any], known: list[tuple[int, int, str]], length: int | None) -> list[Any]:
+    """[before, the passage, after]: the passage in the text around it, as much as the report holds
+    (``…`` where it holds nothing, nothing where the text begins or ends)."""
+    start, end = passage["start"], passage["end"]
+    a = max(0, start - PASSAGE_CONTEXT)
+    before = _stretch(known, a, start).lstrip(" ")
+    if a > 0 and not before.startswith("…"):
+        before = "…" + before
+    b = end + PASSAGE_CONTEXT if length is None else min(length, end + PASSAGE_CONTEXT)
+    after = _stretch(known, end, b).rstrip(" ")
+    if (length is None or b < length) and not after.endswith("…"):
+        after += "…"
+    return [before, passage["text"], after]
+
+
+def _text_name(name: str) -> str:
+    """A text's name in a reader's words: ``saved source text of 10.1/x``, ``abstract in the
+    Crossref record of 10.1/x``."""
+    if name.startswith("snapshot of "):
+        name = "saved source text of " + name[len("snapshot of ") :]
+    return plain_message(name)
+
+
+def _retrieved(verdict: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows of a verdict on retrieved passages: each passage (in rank order) with
+    its basis badge, range, rank, the text it is from and the text around it; the texts read."""
+    texts = {(t["citation"], t["sha256"]): t for t in verdict.get("texts") or []}
+    passages = sorted(verdict.get("passages") or [], key=lambda p: (p["rank"], p["citation"]))
+    shown = []
+    for p in passages:
+        text = texts.get((p["citation"], p["text_sha256"]))
+        same = [q for q in passages if (q["citation"], q["text_sha256"]) == (p["citation"], p["text_sha256"])]
+        length = text["length"] if text else None
+        shown.append({
+            "rank": p["rank"], "citation": p["citation"], "basis": p["basis"],
+            "from": from_words(p["basis"], p["citation"]), "where": _range(p["start"], p["end"]),
+            "length": length, "name": _text_name(text["name"]) if text else None,
+            "digest": short_digest(p["text_sha256"]), "around": _around(p, _known(text, same), length),
+        })  # fmt: skip
+    read = [
+        {
+            "citation": t["citation"],
+            "basis": t["basis"],
+            "from": from_words(t["basis"], t["citation"]),
+            "name": _text_name(t["name"]),
+            "digest": short_digest(t["sha256"]),
+            "length": t["length"],
+        }
+        for t in verdict.get("texts") or []
+    ]
+    return {"passages": shown, "texts": read}
 
 
 def _in_paragraph(position: dict[str, Any]) -> list[Any]:
@@ -571,6 +672,7 @@ def report_view(
         judged = None
         if verdict is not None:
             judged = {
+                "basis": verdict.get("basis", "quote"),
                 "by": _judge_words(verdict["judge"]),
                 "judge": verdict["judge"],
                 "signals": verdict.get("signals", []),
@@ -582,6 +684,9 @@ def report_view(
                 marked = pieces[at] if pieces is not None else _pieces(claim) if spans_of(claim) else None
                 if marked:
                     judged["pieces"] = marked
+            if judged["basis"] == "retrieved":  # judged on passages of the cited texts, not on quotes
+                judged |= _retrieved(verdict)
+        fixes = {f["citation"]: f for f in passage_fixes(claim)}
         claims.append({
             "id": claim["id"], "text": claim.get("text") or "", "kind": claim.get("kind"),
             "status": claim["status"],
@@ -589,7 +694,7 @@ def report_view(
             "rationale": claim.get("rationale"),
             "verdict": kind, "verdict_words": words, "judged": judged, "codes": codes,
             "reviews": reviews.get(claim["id"], []),
-            "citations": [_citation_view(row) for row in rows],
+            "citations": [_citation_view(row, fixes.get(row.get("citation") or "")) for row in rows],
         })  # fmt: skip
         if claim.get("position"):  # a claim read from a Markdown report: shown in its paragraph
             claims[-1]["paragraph"] = _in_paragraph(claim["position"])

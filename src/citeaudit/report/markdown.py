@@ -19,6 +19,7 @@ from typing import Any
 
 from citeaudit.normalize import show_controls
 from citeaudit.report.pins import pinned_page
+from citeaudit.report.retrieved import JUDGED_WORDS, best_passage, is_retrieved, passage_words
 from citeaudit.report.spans import spans_of, unsupported_summary
 
 __all__ = ["literal", "render_markdown", "verify_markdown"]
@@ -64,9 +65,22 @@ def _claim_lines(report: dict[str, Any]) -> list[str]:
                 lines.append(f"  Probability of support: {verdict['probability']}; {why}")
             if spans_of(claim):
                 lines.append(f"  Unsupported by its fragments: {literal(unsupported_summary(claim))}")
+            lines += _retrieved_lines(claim)
         lines.append(f"  Review status: `{claim.get('review_status', 'pending_review')}`")
     lines += ["", *_review_lines(report.get("reviews") or []), ""]
     return lines
+
+
+def _retrieved_lines(claim: dict[str, Any]) -> list[str]:
+    """A verdict given on passages of the cited texts (no quote to verify): said to be judged,
+    with the best passage and where it is."""
+    best = best_passage(claim) if is_retrieved(claim) else None
+    if best is None:
+        return []
+    return [
+        f"  Basis: {JUDGED_WORDS}; best {literal(passage_words(claim, best))}",
+        f"  Best passage: {literal(best['text'])}",
+    ]
 
 
 def _review_lines(reviews: list[dict[str, str]]) -> list[str]:

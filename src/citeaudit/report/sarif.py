@@ -1,6 +1,11 @@
 """SARIF 2.1.0: one rule per finding code (from the catalogue), results at the
 line and column of the citation in the input file, stable fingerprints, and
-"could not check" findings as tool notifications rather than results."""
+"could not check" findings as tool notifications rather than results.
+
+A verdict judged on passages of the cited texts (no quote to verify) is never a result: the run's
+properties name each such claim with its verdict, the texts read and the best passage with its
+``[start, end)`` (``judgedOnRetrievedPassages``), and a result of such a claim's citation carries
+the best passage of that citation's text in its properties."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from urllib.parse import quote
 from citeaudit.checks.codes import CATALOGUE
 from citeaudit.model import Outcome
 from citeaudit.report.pins import pinned_page
+from citeaudit.report.retrieved import JUDGED_WORDS, best_passage, is_retrieved
 from citeaudit.report.spans import spans_of
 
 __all__ = ["render_sarif"]
@@ -42,6 +48,23 @@ def _fingerprint(*parts: object) -> str:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
 
 
+def _judged(claim: dict[str, Any] | None, citation: str | None) -> dict[str, Any] | None:
+    """On a result of a claim judged on retrieved passages: the verdict and the best passage of
+    the result's citation's text."""
+    best = best_passage(claim, citation) if claim is not None and citation is not None else None
+    if claim is None or best is None:
+        return None
+    return {"basis": "retrieved", "bestPassage": best, "judgement": JUDGED_WORDS,
+            "label": claim["verdict"]["label"]}  # fmt: skip
+
+
+def _judged_claim(claim: dict[str, Any]) -> dict[str, Any]:
+    verdict = claim["verdict"]
+    return {"basis": "retrieved", "bestPassage": best_passage(claim), "judge": verdict["judge"],
+            "judgement": JUDGED_WORDS, "label": verdict["label"], "passages": verdict["passages"],
+            "texts": verdict.get("texts") or []}  # fmt: skip
+
+
 def render_sarif(
     report: dict[str, Any], input_uri: str, positions: dict[str, tuple[int, int]] | None = None
 ) -> bytes:
@@ -50,6 +73,7 @@ def render_sarif(
     input_uri = quote(input_uri, safe="/:@!$&'()*+,;=~")
     rules, index = _rules()
     results, notifications = [], []
+    retrieved = {c["id"]: c for c in report["claims"] if is_retrieved(c)}
     for row in report["results"]:
         path = row.get("input_path") or ""
         region: dict[str, int] | None = None
@@ -78,8 +102,10 @@ def render_sarif(
                     }
                 )
                 continue
+            judged = _judged(retrieved.get(row["claim"]), row["citation"])
             results.append(
-                {
+                ({"properties": {"judgedOnRetrievedPassages": judged}} if judged else {})
+                | {
                     "ruleId": code,
                     "ruleIndex": index[code],
                     "level": _LEVEL[finding["severity"]],
@@ -119,6 +145,10 @@ def render_sarif(
             }
         ],
     }
+    if retrieved:  # judged, not proved: apart from the results, with what was read and where
+        sarif["runs"][0]["properties"]["judgedOnRetrievedPassages"] = {
+            claim_id: _judged_claim(claim) for claim_id, claim in sorted(retrieved.items())
+        }
     spans = {c["id"]: spans_of(c) for c in report["claims"] if spans_of(c)}
     if spans:  # the claim words a judge found unsupported, as [start, end) of the claim text
         sarif["runs"][0]["properties"]["unsupportedSpans"] = {

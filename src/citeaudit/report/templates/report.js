@@ -186,22 +186,61 @@
       });
       add(sec, ul);
     }
-    if (cit.fix) {
-      var pre = el("pre", "fix", cit.fix);
-      var copy = el("button", "copy", "Copy");
-      copy.type = "button";
-      copy.setAttribute("aria-label", "Copy the suggested fix of " + (cit.id || "this citation"));
-      copy.addEventListener("click", function () {
-        var range = document.createRange();
-        range.selectNodeContents(pre);
-        var sel = window.getSelection();
-        sel.removeAllRanges();
-        sel.addRange(range);
-        if (navigator.clipboard) navigator.clipboard.writeText(cit.fix).then(function () { copy.textContent = "Copied"; }, function () {});
-      });
-      add(sec, add(el("div", "fixbox"), el("p", "label", "Suggested fix: set these fields in the citation" + (cit.path ? " at " + cit.path : "") + ":"), pre, copy));
+    if (cit.fix) add(sec, fixBox(cit, cit.fix, "Suggested fix: set these fields in the citation" + (cit.path ? " at " + cit.path : "") + ":"));
+    if (cit.passage_fix) {
+      var pf = cit.passage_fix;
+      add(sec, fixBox(cit, pf.fix, "Suggested fix: quote the passage " + pf.where + " of the " + pf.from +
+        " the judge found supporting the claim (judged, not proved: once quoted, the next audit checks that it is in the same saved text). Add it to the citation" +
+        (cit.path ? " at " + cit.path : "") + ":", "passage-fix"));
     }
     return sec;
+  }
+
+  function fixBox(cit, fix, label, cls) {
+    var pre = el("pre", "fix", fix);
+    var copy = el("button", "copy", "Copy");
+    copy.type = "button";
+    copy.setAttribute("aria-label", "Copy the suggested fix of " + (cit.id || "this citation"));
+    copy.addEventListener("click", function () {
+      var range = document.createRange();
+      range.selectNodeContents(pre);
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      if (navigator.clipboard) navigator.clipboard.writeText(fix).then(function () { copy.textContent = "Copied"; }, function () {});
+    });
+    return add(el("div", "fixbox" + (cls ? " " + cls : "")), el("p", "label", label), pre, copy);
+  }
+
+  // -- a verdict on retrieved passages: each passage in the text around it ----------------
+  // Judged, never proved: the badge, the colour and the words are not those of a verified quote.
+  function basisBadge(basis) {
+    return basis === "retrieved" ? el("span", "badge basis-retrieved", "judged on retrieved passages")
+      : el("span", "badge basis-quote", "quote verified");
+  }
+  function passagesBlock(j) {
+    var box = el("div", "passages");
+    add(box, el("p", "label", "The judge was given no quote: it read the passages of the cited texts that best match the claim (ranked, not verified; a judgement, not a check)."));
+    j.passages.forEach(function (p) {
+      var sec = el("div", "passage b-" + p.basis);
+      sec.setAttribute("data-rank", String(p.rank));
+      var head = add(el("p", "passage-head"), el("span", "badge from b-" + p.basis, p.from), " ",
+        el("span", "rank", "rank " + p.rank), " · ", el("span", "where", p.where + (p.length !== null ? " of " + p.length + " characters" : "")),
+        " · ", el("span", "text-name", p.name || "text"), " · ", el("code", "digest", "sha256 " + p.digest + "…"));
+      var mark = el("mark", "passage", p.around[1]);
+      mark.title = "rank " + p.rank + ", characters " + p.where;
+      add(sec, head, add(el("blockquote", "source-text in-text"), p.around[0] ? el("span", "around", p.around[0]) : null, mark,
+        p.around[2] ? el("span", "around", p.around[2]) : null));
+      add(box, sec);
+    });
+    if (j.texts.length) {
+      var ul = el("ul", "texts-read");
+      j.texts.forEach(function (t) {
+        add(ul, add(el("li"), "Read " + t.from + ": ", el("span", "text-name", t.name), " · " + t.length + " characters · ", el("code", "digest", "sha256 " + t.digest + "…")));
+      });
+      add(box, el("p", "label", "Texts read:"), ul);
+    }
+    return box;
   }
 
   function details(c) {
@@ -215,11 +254,12 @@
     var v = add(el("p", "verdict-line"), el("span", "note", "Kind: " + c.kind + (c.review ? " · " + c.review : "") + " · "),
       "verdict on support (a judge's opinion, not a check): ", el("strong", "", c.verdict_words));
     if (c.judged) {
-      add(v, " by " + c.judged.by + " (", el("code", "judge", c.judged.judge), ")");
+      add(v, " by " + c.judged.by + " (", el("code", "judge", c.judged.judge), ") ", basisBadge(c.judged.basis));
       if (c.judged.unsupported.length) add(v, ". Words of the claim no cited passage covers: " + c.judged.unsupported.join(", "));
       if (c.judged.signals.length) add(v, ". Risk signals: " + c.judged.signals.join(", "));
     }
     add(box, v);
+    if (c.judged && c.judged.basis === "retrieved") add(box, passagesBlock(c.judged));
     c.reviews.forEach(function (r) { add(box, el("p", "review", "Reviewed by " + r[1] + ": " + r[0] + (r[2] ? " — " + r[2] : ""))); });
     if (!c.citations.length) add(box, el("p", "note", "The claim cites nothing."));
     c.citations.forEach(function (cit) { add(box, citation(cit)); });
@@ -256,7 +296,8 @@
     var codes = el("td", "codes");
     c.codes.forEach(function (code) { add(codes, el("span", "code", code), " "); });
     add(tr, add(el("td", "toggle-cell"), button), el("td", "cid", c.id), add(el("td", "text"), el("div", "trunc", c.text)),
-      add(el("td", "status-cell"), badge(c.status)), el("td", "verdict v-" + c.verdict, c.verdict_words), codes);
+      add(el("td", "status-cell"), badge(c.status)), add(el("td", "verdict v-" + c.verdict, c.verdict_words),
+        c.judged && c.judged.basis === "retrieved" ? el("span", "badge basis-retrieved", "on retrieved passages") : null), codes);
     var detail = el("tr", "detail");
     detail.id = "detail-" + i;
     var cell = el("td");
