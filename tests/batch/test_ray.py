@@ -206,3 +206,48 @@ def test_references_found_in_a_mirror_give_the_local_engine_s_reports_on_ray(
     codes = {f["code"] for r in reports for row in r["report"]["results"] for f in row["findings"]}
     assert {"I_MATCHED_BY_SEARCH", "E_WORK_NOT_FOUND", "W_WORK_AMBIGUOUS"} <= codes
     assert outs[0]["rejected.jsonl"] == b""
+
+
+# A fresh process, Ray imported by the engine as by `citeaudit batch`: the local Ray the engine
+# starts, its node address read just before the engine shuts it down.
+_LOCAL_RAY = """
+from citeaudit.batch.engines import ray_engine
+from citeaudit.batch.wiring import WorkerSpec
+from citeaudit.config import Config
+
+seen = []
+imported = ray_engine._ray
+def recording(*args, **kwargs):
+    ray = imported(*args, **kwargs)
+    shutdown = ray.shutdown
+    def recorded(*args, **kwargs):
+        seen.append(ray.util.get_node_ip_address())
+        return shutdown(*args, **kwargs)
+    ray.shutdown = recorded
+    return ray
+ray_engine._ray = recording
+ray_engine.RayEngine(1).run(WorkerSpec(Config()), iter(()), lambda result: None)
+print(*seen)
+"""
+
+
+@pytest.mark.timeout(150)
+def test_a_local_ray_is_started_on_the_loopback_address_without_probing_a_public_one(tmp_path: Path) -> None:
+    """Ray learnt the node's address by a UDP socket towards a public DNS server (8.8.8.8)."""
+    import shutil
+
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT / "src")}
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
+    command = [sys.executable, "-c", _LOCAL_RAY]
+    strace = shutil.which("strace")
+    trace = tmp_path / "connects"
+    if strace is not None:  # every connect() of the process and its children
+        command = [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace), *command]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=140)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["127.0.0.1"], done.stdout
+    if strace is not None:
+        connects = trace.read_text("utf-8", "replace")
+        assert "connect(" in connects  # the trace did record
+        assert "8.8.8.8" not in connects
+        assert "2001:4860:4860::8888" not in connects

@@ -40,8 +40,14 @@ class PartWorker:
         return os.getpid()
 
 
-def _ray() -> Any:
+def _ray(local: bool = False) -> Any:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
+    if local:
+        # A Ray started here serves this machine alone: its node address is the loopback one. Ray
+        # otherwise learns the address by opening a UDP socket towards a public DNS server
+        # (8.8.8.8), and maps an explicit 127.0.0.1 back through the same probe; with clusters off
+        # (read when Ray is imported, and by the processes it starts) it takes the loopback address.
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     try:
         import ray
     except ImportError:
@@ -55,7 +61,7 @@ class RayEngine(Engine):
         self.address = address
 
     def run(self, spec: WorkerSpec, tasks: Iterator[Task], done: Callable[[PartResult], None]) -> None:
-        ray = _ray()
+        ray = _ray(local=self.address is None)
         started = False
         if not ray.is_initialized():
             options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
@@ -63,7 +69,12 @@ class RayEngine(Engine):
                 if self.address is not None:
                     ray.init(address=self.address, **options)
                 else:
-                    ray.init(num_cpus=self.workers, include_dashboard=False, **options)
+                    ray.init(
+                        num_cpus=self.workers,
+                        include_dashboard=False,
+                        _node_ip_address="127.0.0.1",
+                        **options,
+                    )
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise ConfigError(f"cannot start or reach Ray ({self.address or 'local'}): {e}") from None
             started = True
