@@ -326,3 +326,51 @@ def test_a_title_that_only_begins_like_the_record_is_not_a_short_title() -> None
     record = _record(_HYPERBAND, 2017, "Li", "Jamieson")
     match = match_work(WorkQuery("Hyperband search", "Li", 2017), [_candidate(record)])
     assert match.status is MatchStatus.NOT_FOUND
+
+
+# -- a title a word off, with its author and year: the work, with a title mismatch -------------
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "Attention Is All You Want",  # a word replaced
+        "Attention Is All You Need Today",  # a word added
+        "Attention Is All Need",  # a word dropped
+    ],
+)
+def test_a_title_a_word_off_with_its_author_and_year_is_the_work_with_a_title_mismatch(cited: str) -> None:
+    from citeaudit.checks.codes import FindingMaker
+    from citeaudit.checks.metadata import check_title
+
+    match = match_work(WorkQuery(cited, "Vaswani", 2017), [_candidate(VASWANI)])
+    assert match.status is MatchStatus.MATCHED
+    assert match.best is not None
+    (finding,) = check_title(cited, match.best.candidate.record, FindingMaker())
+    assert finding.code == "E_TITLE_MISMATCH"
+    assert finding.suggestion is not None
+    assert finding.suggestion["title"] == "Attention is All you Need"
+    # Without the author, or without the year, a title this far off is no match: the nearest record.
+    for query in (
+        ()
+        if match.best.title >= TITLE_MATCH
+        else (
+            WorkQuery(cited, None, 2017),
+            WorkQuery(cited, "Vaswani", None),
+            WorkQuery(cited, "Smith", 2017),
+        )
+    ):
+        other = match_work(query, [_candidate(VASWANI)])
+        assert other.status is MatchStatus.NOT_FOUND
+        assert other.nearest is not None
+
+
+def test_the_exact_title_beats_a_title_a_word_off_and_a_near_one_does_not_stop_the_search() -> None:
+    exact = _record("Attention Is All You Want", 2018, "Vaswani")
+    near = _record("Attention Is All You Need", 2017, "Vaswani")
+    query = WorkQuery("Attention Is All You Want", "Vaswani", 2017)
+    match = match_work(query, [_candidate(near, key="near"), _candidate(exact, key="exact")])
+    assert match.best is not None
+    assert match.best.candidate.key == "exact"  # its title, a year off, before the exact year
+    assert not is_enough(query, [_candidate(near)])  # the next index may have the title
+    assert is_enough(query, [_candidate(exact)])
