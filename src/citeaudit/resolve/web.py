@@ -30,12 +30,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import random
+import re
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
@@ -300,8 +301,13 @@ class WebFetcher:
         target = httpx.URL(url)
         host = target.host
         port = target.port or (443 if target.scheme == "https" else 80)
+        # An address the host spells otherwise (percent-encoded, with the root's dot, 127.1) and a
+        # localhost name are told before any lookup: no query for them leaves the machine.
+        literal = literal_address(host)
+        if literal is None and not self.policy.allow_private and is_localhost_name(host):
+            raise _Refused("E_URL_REFUSED", f"{host} is a loopback name; {_NOT_FETCHED}")
         try:
-            addresses = [host] if _is_address(host) else await self.resolve_host(host, port)
+            addresses = [literal] if literal is not None else await self.resolve_host(host, port)
         except (OSError, UnicodeError) as e:
             raise _Transient(f"the name {host} could not be resolved ({e})") from None
         if not addresses:
@@ -311,13 +317,11 @@ class WebFetcher:
                 why = self.refusal(address)
                 if why is not None:
                     what = why.rsplit(" ", 1)[0]  # "loopback address"
-                    said = f"is a {what}" if address == host else f"resolves to the {what} {address}"
-                    raise _Refused(
-                        "E_URL_REFUSED",
-                        f"{host} {said}; not fetched: a URL from the audited input may not reach "
-                        "loopback, private, link-local or multicast addresses "
-                        "(--allow-private-urls or CITEAUDIT_ALLOW_PRIVATE_URLS allows them)",
-                    )
+                    if address == host:
+                        said = f"is a {what}"
+                    else:
+                        said = f"{'names' if literal is not None else 'resolves to'} the {what} {address}"
+                    raise _Refused("E_URL_REFUSED", f"{host} {said}; {_NOT_FETCHED}")
         return target.copy_with(host=addresses[0]), host
 
     async def _once(self, client: httpx.AsyncClient, url: str, bound: int) -> _Raw:
@@ -409,6 +413,41 @@ class WebFetcher:
             limits = self._host_limits(url)
             limits.rate = min(limits.rate, 1 / min(float(delay), MAX_CRAWL_DELAY))
         return rules
+
+
+_NOT_FETCHED = (
+    "not fetched: a URL from the audited input may not reach loopback, private, link-local or multicast "
+    "addresses (--allow-private-urls or CITEAUDIT_ALLOW_PRIVATE_URLS allows them)"
+)
+# The numbers-and-dots forms the system resolver reads as an IPv4 address: 127.1, 0x7f.0.0.1, 2130706433.
+_NUMERIC_HOST = re.compile(r"(?:0[xX][0-9a-fA-F]*|[0-9]+)(?:\.(?:0[xX][0-9a-fA-F]*|[0-9]+)){0,3}")
+
+
+def _bare(host: str) -> str:
+    """The name a resolver is asked for: percent-decoded, without the root's trailing dot."""
+    name = unquote(host)
+    return name[:-1] if name.endswith(".") else name
+
+
+def literal_address(host: str) -> str | None:
+    """The address a URL's host spells, in its usual form, or None for a name to resolve:
+    ``127.0.0.1``, ``127.0.0.1.``, ``%31%32%37.0.0.1``, ``127.1`` and ``2130706433`` all spell
+    127.0.0.1, and none is a name to send to a DNS server."""
+    name = _bare(host)
+    if _is_address(name):
+        return str(ipaddress.ip_address(name))
+    if _NUMERIC_HOST.fullmatch(name):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(name))
+        except OSError:
+            return None
+    return None
+
+
+def is_localhost_name(host: str) -> bool:
+    """``localhost`` and the names under it (RFC 6761: always the loopback), in any spelling."""
+    name = _bare(host).lower()
+    return name == "localhost" or name.endswith(".localhost")
 
 
 def _is_address(host: str) -> bool:
