@@ -65,6 +65,14 @@ def test_ray_writes_the_local_engine_s_dir(
     assert result.code == 2, result.stderr
     assert tree(tmp_path / "out") == tree(reference)
     assert (tmp_path / "out" / "rejected.jsonl").read_bytes().count(b"\n") == 11
+    # Quote-less citations of records with an abstract are judged on its passages, the same on Ray.
+    retrieved = [
+        c["verdict"]
+        for line in part_lines(tmp_path / "out")
+        for c in (line.get("report") or {}).get("claims", [])
+        if (c.get("verdict") or {}).get("basis") == "retrieved"
+    ]
+    assert len(retrieved) > 20 and all(v["passages"] and v["texts"] for v in retrieved)
 
 
 def test_parquet_on_ray_gives_the_jsonl_reports(cluster: str, workload: Workload, tmp_path: Path) -> None:

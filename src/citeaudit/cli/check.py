@@ -18,6 +18,7 @@ from citeaudit.cli.common import (
     add_corpus_option,
     add_fail_on_option,
     add_format_options,
+    add_full_text_option,
     add_input_format_option,
     add_judge_options,
     add_mailto_option,
@@ -70,6 +71,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     add_offline_option(check)
     add_mailto_option(check)
     add_web_options(check)
+    add_full_text_option(check)
     check.add_argument(
         "--out", type=Path, help="where to write the report; - prints it [CITEAUDIT_OUT; ./report.json]"
     )

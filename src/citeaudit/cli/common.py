@@ -37,6 +37,7 @@ __all__ = [
     "add_corpus_option",
     "add_fail_on_option",
     "add_format_options",
+    "add_full_text_option",
     "add_input_format_option",
     "add_judge_option",
     "add_judge_options",
@@ -272,6 +273,10 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="fetch pages the site's robots.txt disallows (for sites you own) [CITEAUDIT_IGNORE_ROBOTS]",
     )
+
+
+def add_full_text_option(parser: argparse.ArgumentParser) -> None:
+    """--full-text: what a command going online may fetch beyond the registries' answers."""
     parser.add_argument(
         "--full-text",
         action="store_true",

@@ -15,6 +15,7 @@ from citeaudit.cli.common import (
     Progress,
     add_cache_option,
     add_config_option,
+    add_full_text_option,
     add_input_format_option,
     add_mailto_option,
     add_mirror_option,
@@ -42,7 +43,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="resolve every DOI of a claims file into the cache and pin every cited web page "
         "(then commit both)",
         description="Exit 0 when every DOI and page got a final answer, 3 when some could not be "
-        "looked up or fetched.",
+        "looked up or fetched. A citation whose identifier is not valid (a URL with a space…) is named, "
+        "with its code and why, and not fetched: check reports it as an error.",
     )
     fetch.add_argument("claims", type=Path, help="the claims file (JSON, BibTeX or a Markdown report)")
     add_input_format_option(fetch)
@@ -51,6 +53,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     add_mirror_option(fetch)
     add_mailto_option(fetch)
     add_web_options(fetch)
+    add_full_text_option(fetch)
     fetch.add_argument(
         "--replace",
         action="store_true",
