@@ -422,3 +422,25 @@ def _data_block_bytes(html: bytes) -> bytes:
     block = re.search(rb'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
     assert block is not None
     return block.group(1)
+
+
+@pytest.mark.parametrize(
+    ("basis", "badge", "fix_from"),
+    [("abstract", "from the abstract of r1#1", "abstract"), ("page", "from the page of r1#1", "page"),
+     ("full_text", "from the full text of r1#1", "full text")],
+)  # fmt: skip
+def test_each_basis_has_its_badge(basis: str, badge: str, fix_from: str) -> None:
+    """The golden case's claim judged on passages, as if its text were an abstract or a page."""
+    report = _golden_report("seed000_retrieved")
+    r1 = next(c for c in report["claims"] if c["id"] == "r1")
+    r1["verdict"]["label"] = "entailed"
+    for item in r1["verdict"]["passages"] + r1["verdict"]["texts"]:
+        item["basis"] = basis
+    claim = next(c for c in report_view(report)["claims"] if c["id"] == "r1")
+    assert [p["from"] for p in claim["judged"]["passages"]] == [badge, badge]
+    assert [t["from"] for t in claim["judged"]["texts"]] == [badge]
+    assert claim["citations"][0]["passage_fix"]["from"] == fix_from
+    # Judged not supported: no passage is offered as the quote.
+    r1["verdict"]["label"] = "insufficient"
+    claim = next(c for c in report_view(report)["claims"] if c["id"] == "r1")
+    assert "passage_fix" not in claim["citations"][0]

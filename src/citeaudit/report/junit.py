@@ -35,7 +35,8 @@ def render_junit(report: dict[str, Any]) -> bytes:
     retrieved = {c["id"]: c for c in report["claims"] if is_retrieved(c)}
     for claim_id, claim in sorted(retrieved.items()):
         best = best_passage(claim)
-        assert best is not None
+        if best is None:
+            continue
         value = f"verdict {claim['verdict']['label']}, {JUDGED_WORDS}; best {passage_words(claim, best)}"
         ET.SubElement(
             properties, "property", {"name": f"citeaudit.judged_on_passages.{claim_id}", "value": value}
