@@ -35,7 +35,14 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from citeaudit.errors import InputError
-from citeaudit.formats.markdown_syntax import MAX_RANGE, ContentMap, LineIndex, parser
+from citeaudit.formats.markdown_syntax import (
+    MAX_NESTING,
+    MAX_RANGE,
+    STOPPED_AT,
+    ContentMap,
+    LineIndex,
+    parser,
+)
 from citeaudit.formats.reference_entries import (
     EntryFields,
     Identifiers,
@@ -193,6 +200,12 @@ class _Reader:
         self.index = LineIndex(text)
         self.env: dict[str, Any] = {}
         self.tokens = parser().parse(text, self.env)
+        stopped = self.env.get(STOPPED_AT)
+        if stopped is not None:
+            raise InputError(name, f"line {int(stopped) + 1}", (
+                f"blocks nested more than {MAX_NESTING} levels deep (a list level counts two, a quote "
+                "one): the report cannot be read past this line, and a report read short is not audited"
+            ))  # fmt: skip
         self.blocks: list[_Block] = []
         self.entries: list[_Entry] = []
         self.notes: list[Note] = []
@@ -845,6 +858,7 @@ def parse_markdown(text: str, name: str) -> Submission:
         markers: list[Marker] = []
         by_marker: list[tuple[_Found, list[_Entry]]] = []
         undefined: list[tuple[str, _Found, int]] = []
+        in_claim: set[int] = set()
         for found, start, end in sentence.markers:
             named: list[_Entry] = []
             labels: list[str] = []
@@ -858,7 +872,8 @@ def parse_markdown(text: str, name: str) -> Submission:
                 labels.append(_shown_label(found, label))
                 named.append(entry)
                 entry.used = True
-                if entry not in entries:
+                if id(entry) not in in_claim:  # by identity: a claim may name 20,000 entries
+                    in_claim.add(id(entry))
                     entries.append(entry)
             if found.narrative and not named:
                 continue
@@ -871,12 +886,15 @@ def parse_markdown(text: str, name: str) -> Submission:
             continue
         quoted = _attribute(sentence, by_marker, entries)
         citations: list[Citation] = []
+        first_marker: dict[str, Marker] = {}  # each citation's first marker, found in one pass
+        for m in markers:
+            for cid in m.citations:
+                first_marker.setdefault(cid, m)
         for entry in entries:
             for citation in entry.citations:
                 quote = quoted.get(id(entry))
-                origin = next(
-                    (f"line {m.line}:{m.column}" for m in markers if citation.id in m.citations), ""
-                )
+                at = first_marker.get(citation.id)
+                origin = f"line {at.line}:{at.column}" if at is not None else ""
                 citations.append(
                     Citation(citation.id, citation.source, quote, origin=origin or citation.origin)
                 )

@@ -24,6 +24,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
 
 __all__ = [
+    "MAX_NESTING",
     "MAX_RANGE",
+    "STOPPED_AT",
     "AuthorYear",
     "ContentMap",
     "LineIndex",
@@ -41,6 +44,12 @@ __all__ = [
     "parser",
 ]
 
+# How deep blocks may nest (a list level is two: the list and its item; a quote is one). Real
+# reports nest lists a few levels; the parser's own default (20) stopped at ten list levels and
+# dropped the rest of the report. Past this limit reading stops, and the report is refused
+# with the line where it stopped (``STOPPED_AT``), never read short.
+MAX_NESTING = 200
+STOPPED_AT = "citeaudit_stopped_at"  # the parser's env key: 0-based line where reading stopped
 MAX_RANGE = 100  # the most entries a numeric range ([2–4]) may span; a longer one is malformed
 _MAX_MARKER = 60  # characters between the brackets of a numeric marker
 _MAX_LABEL = 100  # characters of a footnote label
@@ -341,6 +350,103 @@ def _author_year(state: StateInline, silent: bool) -> bool:
     return True
 
 
+_LINK_NESTING = 20  # link texts inside link texts, while a link's end is looked for (the parser's own limit)
+_LAST_CLOSE = "_citeaudit_last_close"  # where the inline text's last ']' is, once looked for
+
+
+def _bounded_link(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """The link and image rules, which look for the end of a link text from every ``[``: never
+    where no ``]`` follows (``[[[[…`` was a scan to the end of the text from each bracket), and
+    no deeper than :data:`_LINK_NESTING` while looking (the blocks' own nesting limit is higher)."""
+
+    def bounded(state: StateInline, silent: bool) -> bool:
+        if silent and state.level > _LINK_NESTING:
+            return False
+        last = getattr(state, _LAST_CLOSE, None)
+        if last is None:
+            last = state.src.rfind("]")
+            setattr(state, _LAST_CLOSE, last)
+        if last < state.pos:
+            return False
+        return rule(state, silent)
+
+    return bounded
+
+
+_LABELS = "_citeaudit_labels"  # the link labels' ends already found, by start
+
+
+def _link_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+    """Where the link text opened by the ``[`` at ``start`` closes (-1: nowhere), as
+    markdown-it's ``parseLinkLabel`` finds it, in linear time over a text.
+
+    The parser's own helper scans from each ``[`` to the end of the text when no ``]`` closes it,
+    so ``[[[[…`` took a time quadratic in its length. Here one scan matches every bracket it
+    passes (a stack), each bracket's end is kept (with the first nested link in it, for
+    ``disable_nested``), and a scan that meets a bracket already matched jumps to its end."""
+    labels: dict[tuple[int, int], tuple[int, int | None]] = state.__dict__.setdefault(_LABELS, {})
+    key = (start, state.posMax)
+    if key not in labels:
+        _scan_labels(state, start, labels)
+    end, nested = labels[key]
+    if disable_nested and nested is not None:
+        return -1
+    return end
+
+
+def _scan_labels(
+    state: StateInline, start: int, labels: dict[tuple[int, int], tuple[int, int | None]]
+) -> None:
+    src, top, old = state.src, state.posMax, state.pos
+    stack: list[tuple[int, int | None]] = [(start, None)]  # open brackets, the first nested link in each
+    state.pos = start + 1
+    while state.pos < top:
+        at = state.pos
+        if src[at] == "]":
+            opened, nested = stack.pop()
+            labels[(opened, top)] = (at, nested)
+            if not stack:
+                break
+            if nested is not None and stack[-1][1] is None:
+                stack[-1] = (stack[-1][0], nested)
+        state.md.inline.skipToken(state)
+        if src[at] != "[":
+            continue
+        if state.pos != at + 1:  # a link (or a marker) inside: a token, not a bracket
+            if stack[-1][1] is None:
+                stack[-1] = (stack[-1][0], at)
+            continue
+        known = labels.get((at, top))
+        if known is None:
+            stack.append((at, None))
+        elif known[0] < 0:  # never closed: no bracket open before it closes either
+            break
+        else:
+            state.pos = known[0] + 1  # matched already: on after its end
+            if known[1] is not None and stack[-1][1] is None:
+                stack[-1] = (stack[-1][0], known[1])
+    for opened, nested in stack:
+        labels[(opened, top)] = (-1, nested)
+    state.pos = old
+
+
+def _open_brackets(state: StateInline, silent: bool) -> bool:
+    """A run of ``[`` that open no link (none of them is ever closed) read as text at once,
+    not one bracket at a time through every rule. The last of the run is left to the rules
+    (``[[^note`` or ``[[1`` may open a marker)."""
+    src, pos, top = state.src, state.pos, state.posMax
+    if silent or src[pos] != "[" or pos + 1 >= top or src[pos + 1] != "[":
+        return False
+    end = pos
+    while end + 1 < top and src[end + 1] == "[" and _link_label(state, end) < 0:
+        end += 1
+    if end == pos:
+        return False
+    state.pending += src[pos:end]
+    state.pos = end
+    return True
+
+
 def _recording(rule: Callable[[StateInline, bool], bool], kinds: tuple[str, ...]) -> Any:
     """The parser's own rule, with the source range of what it read kept in the token's meta."""
 
@@ -417,13 +523,55 @@ def _footnote_def(state: StateBlock, start_line: int, end_line: int, silent: boo
     return True
 
 
+def _guard_nesting(md: MarkdownIt) -> None:
+    """The block parser noting, in ``env[STOPPED_AT]``, the first line it skips at the nesting
+    limit (markdown-it skips the rest of the text there without a word)."""
+    block = md.block
+    tokenize = block.tokenize
+
+    def guarded(state: StateBlock, start_line: int, end_line: int) -> None:
+        if state.level >= MAX_NESTING:
+            line = state.skipEmptyLines(start_line)
+            if line < end_line and state.sCount[line] >= state.blkIndent:
+                stopped = state.env.get(STOPPED_AT)
+                state.env[STOPPED_AT] = line if stopped is None else min(int(stopped), line)
+        tokenize(state, start_line, end_line)
+
+    block.tokenize = guarded  # type: ignore[method-assign,assignment]
+
+
+def _quick_hr(rule: Callable[[StateBlock, int, int, bool], bool]) -> Any:
+    """The thematic-break rule, refusing at C speed a line that is no break: the parser's own
+    rule reads the line a character at a time at every nesting level (``- - - …x`` of 200,000
+    characters was 20 million steps)."""
+
+    def hr(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        pos = state.bMarks[start_line] + state.tShift[start_line]
+        marker = state.src[pos : pos + 1]
+        if marker not in ("*", "-", "_"):
+            return False
+        if state.src[pos : state.eMarks[start_line]].strip(marker + " \t"):
+            return False
+        return rule(state, start_line, end_line, silent)
+
+    return hr
+
+
 @cache
 def parser() -> MarkdownIt:
     """The one configured parser (built once: a report is parsed with it many times)."""
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True, "maxNesting": MAX_NESTING}).enable("table")
+    _guard_nesting(md)
+    # This parser's own helpers (the module's are shared by every parser).
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=_link_label,
+        parseLinkDestination=md.helpers.parseLinkDestination,
+        parseLinkTitle=md.helpers.parseLinkTitle,
+    )
     md.inline.add_terminator_char("(")  # where an author–year citation may open
+    md.inline.ruler.before("link", "cite_open_brackets", _open_brackets)
     md.inline.ruler.before("link", "cite_marker", _bracket_marker)
     md.inline.ruler.before("link", "cite_author_year", _author_year)
     for name, kinds in (
@@ -434,6 +582,10 @@ def parser() -> MarkdownIt:
         ("html_inline", ("html_inline",)),
     ):
         rule = next(r for r in md.inline.ruler.__rules__ if r.name == name).fn
+        if name in ("link", "image"):
+            rule = _bounded_link(rule)
         md.inline.ruler.at(name, _recording(rule, kinds))
+    hr = next(r for r in md.block.ruler.__rules__ if r.name == "hr")
+    md.block.ruler.at("hr", _quick_hr(hr.fn), {"alt": list(hr.alt)})
     md.block.ruler.before("reference", "footnote_def", _footnote_def, {"alt": ["paragraph", "reference"]})
     return md
