@@ -300,8 +300,8 @@ def retrieval(cases: Sequence[Case]) -> dict[str, Any]:
 def _forced(spec: str) -> tuple[Judge, str]:
     judge = make_judge(spec)
     if isinstance(judge, LearnedJudge):
-        return judge.without_abstention(), "label with the band off (likelier side)"
-    return judge, "entailed against every other label"
+        return judge.without_abstention(), "band off: the likelier side"
+    return judge, "`entailed` against every other label"
 
 
 def _balanced(gold: Sequence[bool], said: Sequence[bool]) -> float | None:
@@ -431,7 +431,9 @@ def measure(
     if quick:
         limit = limit or 35
         speed_bytes, speed_claims = speed_bytes // 10, speed_claims // 10
-    out: dict[str, Any] = {"encoder": _encoder_note()}
+    learned = make_judge("learned")
+    assert isinstance(learned, LearnedJudge)
+    out: dict[str, Any] = {"encoder": _encoder_note(), "model_sha256": learned.model.digest}
     covid = check_covid_cases(limit)
     out["check_covid"] = {
         "retrieval_all": retrieval(covid),
@@ -461,11 +463,12 @@ def _all_cases(limit: int | None) -> list[Case]:
     return cases
 
 
-def passages_of_every_case(limit: int | None) -> dict[str, list[list[tuple[int, int]]]]:
+def passages_of_every_case(limit: int | None) -> dict[str, list[Any]]:
     """The shipped passages of every case, and those of the exactly summed coverage."""
     cases = _all_cases(limit)
     exact = Ranking(exact_sum=True)
     return {
+        "ids": [c.case_id for c in cases],
         "shipped": [shipped(c) for c in cases],
         "exact_sum": [rank(c.claim, build_windows(c.text), exact) for c in cases],
     }
@@ -490,6 +493,14 @@ def hash_seeds(limit: int | None, seeds: Sequence[int] = (0, 1, 2)) -> dict[str,
     for name in ("shipped", "exact_sum"):
         first = runs[0][name]
         out[name] = [sum(a != b for a, b in zip(first, r[name], strict=True)) for r in runs[1:]]
+    out["examples"] = sorted(
+        {
+            i
+            for r in runs[1:]
+            for i, a, b in zip(runs[0]["ids"], runs[0]["shipped"], r["shipped"], strict=True)
+            if a != b
+        }
+    )
     return out
 
 
@@ -565,7 +576,7 @@ def markdown(r: dict[str, Any]) -> str:
             else "."
         ),
         "",
-        f"Sentence encoder: {r['encoder']}.",
+        f"Sentence encoder: {r['encoder']}. The `learned` judge's model: sha256 `{r['model_sha256'][:12]}…`.",
         "",
     ]
     if isinstance(r["wice"], dict):
@@ -591,6 +602,10 @@ def markdown(r: dict[str, Any]) -> str:
             "",
             *_judge_table(w["judges"]),
             "",
+            "The shipped `learned` model was trained on these WiCE dev pairs with the whole page as the "
+            "fragment (the `semantic` benchmark), so its whole-text figure here is in-sample; the "
+            "passages and the gold sentences are readings it was not trained on.",
+            "",
         ]
     else:
         lines += [f"WiCE: {r['wice']}.", ""]
@@ -608,7 +623,7 @@ def markdown(r: dict[str, Any]) -> str:
         f"{_pct(covid['retrieval_supported']['shipped']['recall_at_3'])} (shipped ranking).",
         "",
         f"Judges on all {covid['judges']['claims']} claims ({covid['judges']['supported']} supported, "
-        "the rest refuted):",
+        "the rest refuted; a set no shipped model was trained on):",
         "",
         *_judge_table(covid["judges"]),
         "",
@@ -649,7 +664,8 @@ def markdown(r: dict[str, Any]) -> str:
             f"shipped ranking {', '.join(map(str, h['shipped']))}; coverage summed with `math.fsum` "
             f"{', '.join(map(str, h['exact_sum']))}. The shipped coverage is a `sum()` of floats over a set "
             "of terms, walked in an order that changes with the hash seed, so two windows of equal coverage "
-            "can tie one way or the other.",
+            "can tie one way or the other"
+            + (f" (cases: {', '.join(f'`{i}`' for i in h['examples'])})." if h["examples"] else "."),
         ]
     return "\n".join(lines)
 
