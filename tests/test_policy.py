@@ -142,7 +142,10 @@ def test_policy_unchecked_can_go_to_a_person_but_a_wrong_citation_always_rejects
     [({"unknown": "accept"}, "citeaudit.toml: policy.unknown: expected one of manual_review, regenerate_or_abstain, got 'accept'"),
      ({"require_review": "yes"}, "citeaudit.toml: policy.require_review: expected one of true, false, got 'yes'"),
      ({"unchecked": True}, "citeaudit.toml: policy.unchecked: expected one of reject, manual_review, got True"),
-     ({"average": True}, "citeaudit.toml: policy.average: unknown setting")],
+     ({"average": True}, "citeaudit.toml: policy.average: unknown setting"),
+     ({"retrieved": "reject"}, "citeaudit.toml: policy.retrieved: expected one of manual_review, accept, got 'reject'"),
+     ({"accept_probability": 0.2}, "citeaudit.toml: policy.accept_probability: expected a number from 0.5 to 1, got 0.2"),
+     ({"accept_probability": True}, "citeaudit.toml: policy.accept_probability: expected a number from 0.5 to 1, got True")],
 )  # fmt: skip
 def test_policy_table_errors_name_the_setting(table: dict[str, Any], message: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
@@ -168,7 +171,9 @@ def test_policy_from_the_configuration_file_reaches_the_report(
     report = json.loads((tmp_path / "report.json").read_text("utf-8"))
     assert (result.code, report["decision"]) == (5, "regenerate_or_abstain")
     assert report["settings"]["policy"] == {
+        "accept_probability": 0.9,
         "require_review": False,
+        "retrieved": "manual_review",
         "unchecked": "reject",
         "unknown": "regenerate_or_abstain",
     }
@@ -178,3 +183,50 @@ def test_policy_from_the_configuration_file_reaches_the_report(
         2,
         "citeaudit: error: citeaudit.toml: policy.require_review: expected one of true, false, got 1\n",
     )
+
+
+def test_an_entailed_verdict_below_the_policys_probability_goes_to_a_person(tmp_path: Path) -> None:
+    """An answer of one claim is held to the threshold too: a verdict near the judge's edge is not
+    enough to accept it alone."""
+    report = _report(tmp_path, _response())
+    assert decide(report, {"c1": "entailed"}, scores={"c1": 0.82}) is Decision.MANUAL_REVIEW
+    assert decide(report, {"c1": "entailed"}, scores={"c1": 0.95}) is Decision.ACCEPT
+    assert decide(report, {"c1": "entailed"}) is Decision.ACCEPT  # a judge with no score (rules)
+    lenient = Policy(accept_probability=0.8)
+    assert decide(report, {"c1": "entailed"}, policy=lenient, scores={"c1": 0.82}) is Decision.ACCEPT
+    assert Policy.from_table({"accept_probability": 1}, "t").accept_probability == 1.0
+
+
+def test_an_entailed_verdict_on_retrieved_passages_is_not_accepted_by_default(tmp_path: Path) -> None:
+    report = _report(tmp_path, _response())
+    assert decide(report, {"c1": "entailed"}, retrieved={"c1"}) is Decision.MANUAL_REVIEW
+    allowed = Policy(retrieved="accept")
+    assert decide(report, {"c1": "entailed"}, policy=allowed, retrieved={"c1"}) is Decision.ACCEPT
+    assert decide(report, {"c1": "insufficient"}, retrieved={"c1"}) is Decision.REGENERATE_OR_ABSTAIN
+
+
+def test_one_claim_with_two_names_swapped_is_never_accepted(tmp_path: Path) -> None:
+    """The issue's case through the CLI: one claim quoting its page verbatim, the two actresses
+    swapped; whatever the judge says, the answer is not accepted, even with --fail-on decision."""
+    quote = (
+        "In the film, Meryl Streep plays the editor of a fashion magazine and Anne Hathaway plays her "
+        "new assistant."
+    )
+    corpus = {"film": {"version": "1", "text": f"Review. {quote} It opened in 2006."}}
+    (tmp_path / "documents.json").write_text(json.dumps(corpus), "utf-8")
+    start = corpus["film"]["text"].index(quote)
+    claim = "In the film, Anne Hathaway plays the editor of a fashion magazine and Meryl Streep plays her new assistant."
+    response = {
+        "claims": [{"id": "c1", "text": claim, "citation_ids": ["q1"]}],
+        "citations": [{"id": "q1", "document_id": "film", "document_version": "1", "start": start,
+                       "end": start + len(quote), "quote": quote}],
+    }  # fmt: skip
+    (tmp_path / "response.json").write_text(json.dumps(response), "utf-8")
+    for judge in ("rules", "learned", "learned:attribution", "learned:wice", "learned:climate"):
+        result = run_cli(
+            "check", str(tmp_path / "response.json"), "--corpus", str(tmp_path / "documents.json"), "--offline",
+            "--judge", judge, "--fail-on", "decision", "--out", str(tmp_path / "report.json"),
+        )  # fmt: skip
+        report = json.loads((tmp_path / "report.json").read_text("utf-8"))
+        assert report["decision"] != "accept", (judge, report["claims"][0]["verdict"])
+        assert result.code != 0, judge

@@ -214,7 +214,7 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             _apply_search(values, {"indexes": value}, here, base)
         elif name == "policy":
             if not isinstance(value, dict):
-                raise ConfigError(f"{here}: expected a table (unchecked, unknown, require_review, retrieved)")
+                raise ConfigError(f"{here}: expected a table (unchecked, unknown, require_review, retrieved, accept_probability)")
             values["policy"] = Policy.from_table(value, where)
         elif name == "severity":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):

@@ -133,10 +133,20 @@ class Policy:
     # A judge's "entailed" on passages it was given from the cited texts (no quote was verified):
     # a judged support, not a proved one, so by default a person looks before the answer is accepted.
     retrieved: Literal["manual_review", "accept"] = "manual_review"
+    # The probability of support an "entailed" verdict needs for the answer to be accepted: stricter
+    # than the judge's own band, so a verdict near its edge goes to a person (an answer of one claim
+    # too). A verdict with no probability is held to its confidence; one with neither (``rules``)
+    # counts as it is.
+    accept_probability: float = 0.9
 
     def to_json(self) -> dict[str, object]:
-        return {"require_review": self.require_review, "retrieved": self.retrieved,
-                "unchecked": self.unchecked, "unknown": self.unknown}  # fmt: skip
+        return {
+            "accept_probability": self.accept_probability,
+            "require_review": self.require_review,
+            "retrieved": self.retrieved,
+            "unchecked": self.unchecked,
+            "unknown": self.unknown,
+        }
 
     @classmethod
     def from_table(cls, table: Mapping[str, object], where: str) -> Policy:
@@ -148,12 +158,21 @@ class Policy:
             "retrieved": ("manual_review", "accept"),
         }
         for key, value in table.items():
+            if key == "accept_probability":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.5 <= value <= 1:
+                    raise ConfigError(
+                        f"{where}: policy.{key}: expected a number from 0.5 to 1, got {value!r}"
+                    )
+                continue
             if key not in allowed:
                 raise ConfigError(f"{where}: policy.{key}: unknown setting")
             if value not in allowed[key] or isinstance(value, bool) != (key == "require_review"):
                 choices = ", ".join(str(v).lower() for v in allowed[key])
                 raise ConfigError(f"{where}: policy.{key}: expected one of {choices}, got {value!r}")
-        return cls(**table)  # type: ignore[arg-type]
+        values = dict(table)
+        if "accept_probability" in values:
+            values["accept_probability"] = float(values["accept_probability"])  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]
 
 
 def decide(
@@ -162,11 +181,13 @@ def decide(
     reviews: Sequence[Review] = (),
     policy: Policy = Policy(),
     retrieved: Set[str] = frozenset(),
+    scores: Mapping[str, float] | None = None,
 ) -> Decision:
     """Seed 003's policy. A review outranks a judge's verdict for its claim; a
     claim with neither counts as ``unknown``. ``retrieved``: the claims judged on passages
-    of the cited texts rather than on verified quotes."""
-    return _decide(report, claim_states(report, reviews), verdicts, policy, retrieved)
+    of the cited texts rather than on verified quotes; ``scores``: each verdict's probability
+    of support (or confidence), where the judge gives one."""
+    return _decide(report, claim_states(report, reviews), verdicts, policy, retrieved, scores or {})
 
 
 def _decide(
@@ -175,6 +196,7 @@ def _decide(
     verdicts: Mapping[str, VerdictLabel],
     policy: Policy,
     retrieved: Set[str] = frozenset(),
+    scores: Mapping[str, float] | None = None,
 ) -> Decision:
     # One pass over the findings: what Report.has_errors and .has_unchecked would each make.
     outcomes = {f.outcome for r in report.rows for f in r.findings if f.severity is Severity.ERROR}
@@ -196,6 +218,9 @@ def _decide(
             verdict = verdicts.get(claim_id, "unknown")
             if verdict == "entailed" and claim_id in retrieved and policy.retrieved == "manual_review":
                 to_person = True  # judged on retrieved passages: a person confirms the support
+            score = (scores or {}).get(claim_id)
+            if verdict == "entailed" and score is not None and score < policy.accept_probability:
+                to_person = True  # entailed, but not surely enough to accept without a person
             effective.append("unknown" if verdict == "entailed" and policy.require_review else verdict)
     to_person |= "contradicted" in effective or ("unknown" in effective and policy.unknown == "manual_review")
     if to_person:
@@ -222,6 +247,11 @@ def finalize(
     )
     labels = {claim_id: v.label for claim_id, v in verdicts.items()}
     retrieved = {claim_id for claim_id, v in verdicts.items() if v.basis == "retrieved"}
+    scores = {
+        claim_id: score
+        for claim_id, v in verdicts.items()
+        if (score := v.probability if v.probability is not None else v.confidence) is not None
+    }
     # Built directly, not with dataclasses.replace, which looks up the fields on every call.
     return Report(
         report.submission,
@@ -230,6 +260,6 @@ def finalize(
         report_status(report, states),
         report.settings,
         report.checker_version,
-        _decide(report, states, labels, policy, retrieved),
+        _decide(report, states, labels, policy, retrieved, scores),
         tuple(reviews),
     )

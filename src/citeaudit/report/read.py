@@ -292,6 +292,7 @@ class ReviewDoc(_Part):
 
 
 class PolicyDoc(_Part):
+    accept_probability: float = 0.9  # absent from older reports
     require_review: bool
     retrieved: Literal["manual_review", "accept"] = "manual_review"  # absent from older reports
     unchecked: Literal["reject", "manual_review"]
