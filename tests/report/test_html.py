@@ -400,6 +400,13 @@ def test_the_text_around_a_passage_is_only_what_the_report_holds() -> None:
     odd = {"start": other, "end": other + 12, "text": "<U+202E>Another one."}
     assert _around(p, _known(None, [p, odd]), len(text)) == ["… ", "The passage.", " …"]
     assert PASSAGE_CONTEXT == 160
+    # Context cut at PASSAGE_CONTEXT characters inside a word ends at a space instead.
+    words = " ".join(f"w{i:03d}" for i in range(100))  # word k at [5k, 5k + 4)
+    known = _known(None, [{"start": 0, "end": len(words), "text": words}])
+    at_spaces = {"start": 250, "end": 254, "text": "w050"}  # the context ends fall on spaces: kept whole
+    assert _around(at_spaces, known, len(words)) == ["…" + words[90:250], "w050", words[254:414] + "…"]
+    in_words = {"start": 252, "end": 256, "text": words[252:256]}  # context [92, 416): inside w018 and w083
+    assert _around(in_words, known, len(words)) == ["…" + words[95:252], words[252:256], words[256:414] + "…"]
     # At the ends of the text: nothing before the first character, nothing after the last.
     whole = {"start": 0, "end": 5, "text": "Short"}
     assert _around(whole, _known(None, [whole]), 5) == ["", "Short", ""]

@@ -553,6 +553,7 @@ def _citation_view(row: dict[str, Any], passage_fix: dict[str, Any] | None = Non
 
 
 PASSAGE_CONTEXT = EXCERPT_CONTEXT  # characters of the text around a passage shown, each side, at most
+_WORD_CUT = 40  # a cut context loses at most this many characters to end at a space (none in Han text)
 
 
 def _known(text: dict[str, Any] | None, passages: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
@@ -580,17 +581,28 @@ def _stretch(known: list[tuple[int, int, str]], a: int, b: int) -> str:
     return "".join(out)
 
 
+def _in_word(left: str, right: str) -> bool:
+    """Two characters side by side (either may be missing or a stretch not held) are of one word."""
+    return len(left) == 1 and len(right) == 1 and not left.isspace() and not right.isspace()
+
+
 def _around(passage: dict[str, Any], known: list[tuple[int, int, str]], length: int | None) -> list[Any]:
     """[before, the passage, after]: the passage in the text around it, as much as the report holds
     (``…`` where it holds nothing, nothing where the text begins or ends)."""
     start, end = passage["start"], passage["end"]
     a = max(0, start - PASSAGE_CONTEXT)
     before = _stretch(known, a, start).lstrip(" ")
-    if a > 0 and not before.startswith("…"):
+    if a > 0 and not before.startswith("…"):  # cut there: inside a word, at its next space if near
+        if _in_word(_stretch(known, a - 1, a), before[:1]):
+            space = before.find(" ", 0, _WORD_CUT)
+            before = before[space + 1 :] if space >= 0 else before
         before = "…" + before
     b = end + PASSAGE_CONTEXT if length is None else min(length, end + PASSAGE_CONTEXT)
     after = _stretch(known, end, b).rstrip(" ")
     if (length is None or b < length) and not after.endswith("…"):
+        if _in_word(after[-1:], _stretch(known, b, b + 1)):
+            space = after.rfind(" ", max(0, len(after) - _WORD_CUT))
+            after = after[:space] if space > 0 else after
         after += "…"
     return [before, passage["text"], after]
 
