@@ -179,8 +179,11 @@ def test_a_quote_goes_to_the_one_reference_it_is_attributed_to() -> None:
          ("S. Hochreiter", 1997, "Long short-term memory", True)),
         ("van der Berg, J., & Smith, J. (2021). Peer review of citation audits. CoRR.",
          ("van der Berg, J.", 2021, "Peer review of citation audits", True)),
+        ("Norman, K. E. A., Chamberlain, S., & Boettiger, C. (2020). taxadb: A high-performance local taxonomic "
+         "database interface. *Methods in Ecology and Evolution*. https://doi.org/10.1111/2041-210x.13440",
+         ("Norman, K. E. A.", 2020, "taxadb: A high-performance local taxonomic database interface", True)),
     ],
-    ids=["apa", "ieee", "acm", "chicago", "chicago-book", "ieee-and", "particle"],
+    ids=["apa", "ieee", "acm", "chicago", "chicago-book", "ieee-and", "particle", "apa-lower-case-title"],
 )  # fmt: skip
 def test_first_author_year_and_title_of_a_free_text_entry(entry: str, fields: tuple[Any, ...]) -> None:
     got = entry_fields(entry)

@@ -20,6 +20,7 @@ the first comma takes the initials after it), ``A. Vaswani``, ``Ashish Vaswani``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from citeaudit.formats.markdown_syntax import is_year
@@ -198,6 +199,15 @@ def entry_fields(text: str) -> EntryFields:
     title = quoted[1] if quoted is not None else None
     confident = title is not None
     year_offset = len(" ".join(words[:year_at])) + (1 if year_at else 0) if year_at is not None else None
+    if title is None and year_at is not None and re.fullmatch(r"\(\d{4}[a-z]?\)\.", words[year_at]):
+        # APA, "(2020). taxadb: A …": the title is the sentence after the year, whatever the case
+        # of its first letter (a sentence does not end before a lower-case word).
+        rest_at = len(" ".join(words[: year_at + 1])) + 1
+        rest = text[rest_at:]
+        first = sentence_spans(rest, [], [])[:1]
+        candidate = rest[first[0][0] : first[0][1]].strip().rstrip(".").strip() if first else ""
+        if candidate and not candidate.lower().startswith("in ") and not candidate.startswith("*"):
+            title, confident = candidate, True
     if title is None and year_offset is not None:
         after = next((k for k, (a, b) in enumerate(spans) if a <= year_offset < b), None)
         if after is not None and after + 1 < len(segments):
