@@ -17,8 +17,9 @@ least half of the shorter of them) of the shipped ranking (``rank_passages``: FT
 coverage by reciprocal rank) against BM25 alone, coverage alone and the first windows of the text, all
 in the same run on the same windows; variants of the window size, the fusion weights and BM25 on
 sentences; and the judges' balanced accuracy (supported against not, no abstention: the ``learned``
-judge with its band off, its label on the likelier side; the ``rules`` judge's ``entailed`` against
-everything else) on the top three passages against the gold sentences and the whole text. Then the
+judge with its band off, its label on the likelier side; the ``rules`` judge, which never says
+``entailed``, as supported where it rejects nothing) on the top 1, 3 and 5 passages against the gold
+sentences and the whole text, and the share of claims the shipped judge gives a verdict. Then the
 speed of ranking against 100 KB texts, the first call per text (the index built) and warm, against
 a coverage-only ranking of the same windows.
 """
@@ -297,11 +298,18 @@ def retrieval(cases: Sequence[Case]) -> dict[str, Any]:
 # --- the judges on retrieved and gold passages ------------------------------------------------------
 
 
-def _forced(spec: str) -> tuple[Judge, str]:
+def _forced(spec: str) -> tuple[Judge, frozenset[str], str]:
+    """The judge with no abstention, the labels counted as "supported", and how, in words."""
     judge = make_judge(spec)
     if isinstance(judge, LearnedJudge):
-        return judge.without_abstention(), "band off: the likelier side"
-    return judge, "`entailed` against every other label"
+        return (
+            judge.without_abstention(),
+            frozenset({"entailed"}),
+            "band off: `entailed` on the likelier side",
+        )
+    # The rules judge never says entailed (word overlap cannot show support): what it does not
+    # reject — unknown — is its "supported".
+    return judge, frozenset({"entailed", "unknown"}), "not rejected: `unknown` counts as supported"
 
 
 def _balanced(gold: Sequence[bool], said: Sequence[bool]) -> float | None:
@@ -311,40 +319,50 @@ def _balanced(gold: Sequence[bool], said: Sequence[bool]) -> float | None:
     return round(sum(recalls) / len(recalls), 4) if recalls else None
 
 
-def judged(cases: Sequence[Case], specs: Sequence[str] = ("learned", "rules")) -> dict[str, Any]:
-    """Balanced accuracy of each judge on three readings of every case: the top three passages as the
-    audit builds them (``evidence_of``), the gold sentences (a case with none — WiCE's
-    not_supported — keeps its retrieved passages), and the whole text as one fragment."""
-    retrieved: list[list[Fragment]] = []
-    for c in cases:
-        cited = Cited("c", Citation("c", ReferenceSource()), CitedText(c.basis, c.case_id, c.text))
-        evidence = evidence_of(c.claim, [cited])
-        assert evidence is not None
-        retrieved.append(list(evidence.fragments))
-    gold = [
-        [Fragment("c", c.text[a:b]) for a, b in c.gold] if c.gold else r
-        for c, r in zip(cases, retrieved, strict=True)
-    ]
-    whole = [[Fragment("c", c.text)] for c in cases]
-    labels = [c.supported for c in cases]
-    out: dict[str, Any] = {"claims": len(cases), "supported": sum(labels)}
-    for spec in specs:
-        judge, how = _forced(spec)
-        row: dict[str, Any] = {"decision": how}
-        for name, fragments in (("retrieved", retrieved), ("gold", gold), ("whole_text", whole)):
-            verdicts = judge.judge_many([(c.claim, f) for c, f in zip(cases, fragments, strict=True)])
-            row[name] = _balanced(labels, [v.label == "entailed" for v in verdicts])
-        out[spec] = row
-    # The shipped judge as the audit runs it (its band on): the share of claims given a verdict,
-    # and the precision of "entailed", on the retrieved passages.
-    verdicts = make_judge("learned").judge_many([(c.claim, f) for c, f in zip(cases, retrieved, strict=True)])
+def _retrieved(c: Case, k: int) -> list[Fragment]:
+    """The fragments the audit gives the judge for ``c`` with ``k`` passages (``evidence_of``)."""
+    cited = Cited("c", Citation("c", ReferenceSource()), CitedText(c.basis, c.case_id, c.text))
+    evidence = evidence_of(c.claim, [cited], k)
+    assert evidence is not None
+    return list(evidence.fragments)
+
+
+def _band(cases: Sequence[Case], fragments: Sequence[Sequence[Fragment]]) -> dict[str, Any]:
+    verdicts = make_judge("learned").judge_many([(c.claim, f) for c, f in zip(cases, fragments, strict=True)])
     given = [v.label != "unknown" for v in verdicts]
     entailed = [c.supported for c, v in zip(cases, verdicts, strict=True) if v.label == "entailed"]
-    out["learned_with_band"] = {
+    return {
         "verdict_share": round(sum(given) / len(given), 4) if given else None,
         "entailed": len(entailed),
         "precision_entailed": round(sum(entailed) / len(entailed), 4) if entailed else None,
     }
+
+
+def judged(cases: Sequence[Case], specs: Sequence[str] = ("learned", "rules")) -> dict[str, Any]:
+    """Balanced accuracy of each judge on five readings of every case: the top 1, 3 (the default) and 5
+    passages as the audit builds them (``evidence_of``), the gold sentences (a case with none — WiCE's
+    not_supported — keeps its top 3 passages), and the whole text as one fragment."""
+    top = {k: [_retrieved(c, k) for c in cases] for k in (1, K, 5)}
+    gold = [
+        [Fragment("c", c.text[a:b]) for a, b in c.gold] if c.gold else r
+        for c, r in zip(cases, top[K], strict=True)
+    ]
+    whole = [[Fragment("c", c.text)] for c in cases]
+    readings = {"top_1": top[1], "retrieved": top[K], "top_5": top[5], "gold": gold, "whole_text": whole}
+    labels = [c.supported for c in cases]
+    out: dict[str, Any] = {"claims": len(cases), "supported": sum(labels)}
+    for spec in specs:
+        judge, supported, how = _forced(spec)
+        row: dict[str, Any] = {"decision": how}
+        for name, fragments in readings.items():
+            verdicts = judge.judge_many([(c.claim, f) for c, f in zip(cases, fragments, strict=True)])
+            row[name] = _balanced(labels, [v.label in supported for v in verdicts])
+        out[spec] = row
+    # The shipped judge as the audit runs it (its band on): the share of claims given a verdict, and
+    # the precision of "entailed", on the top 3 passages, and beside them on the gold and whole text.
+    out["learned_with_band"] = _band(cases, top[K])
+    out["learned_with_band_gold"] = _band(cases, gold)
+    out["learned_with_band_whole_text"] = _band(cases, whole)
     return out
 
 
@@ -539,22 +557,31 @@ def _recall_table(r: dict[str, Any]) -> list[str]:
 
 def _judge_table(r: dict[str, Any]) -> list[str]:
     lines = [
-        "| judge (decision) | top 3 retrieved | gold sentences | whole text |",
-        "|---|---:|---:|---:|",
+        "| judge (decision) | top 1 passage | **top 3** (shipped) | top 5 | gold sentences | whole text |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for spec in ("learned", "rules"):
         row = r[spec]
         lines.append(
-            f"| {spec} ({row['decision']}) | {_pct(row['retrieved'])} | {_pct(row['gold'])} "
-            f"| {_pct(row['whole_text'])} |"
+            f"| {spec} ({row['decision']}) | {_pct(row['top_1'])} | {_pct(row['retrieved'])} "
+            f"| {_pct(row['top_5'])} | {_pct(row['gold'])} | {_pct(row['whole_text'])} |"
         )
-    band = r["learned_with_band"]
     lines += [
         "",
-        f"The shipped `learned` judge with its band on, on the retrieved passages: a verdict for "
-        f"{_pct(band['verdict_share'])} of the {r['claims']} claims; `entailed` for {band['entailed']}, "
-        f"precision {_pct(band['precision_entailed'])}.",
+        f"The shipped `learned` judge with its band on (as `check` runs it), on the {r['claims']} claims:",
+        "",
+        "| reading | claims with a verdict | `entailed` given | precision of `entailed` |",
+        "|---|---:|---:|---:|",
     ]
+    for key, name in (
+        ("", "top 3 passages (shipped)"),
+        ("_gold", "gold sentences"),
+        ("_whole_text", "whole text"),
+    ):
+        band = r[f"learned_with_band{key}"]
+        lines.append(
+            f"| {name} | {_pct(band['verdict_share'])} | {band['entailed']} | {_pct(band['precision_entailed'])} |"
+        )
     return lines
 
 
@@ -562,8 +589,9 @@ def markdown(r: dict[str, Any]) -> str:
     covid = r["check_covid"]
     lines = [
         "Balanced accuracy is supported against not, with no abstention: the `learned` judge with its "
-        "band off (`--no-abstain`: its label on the likelier side), the `rules` judge's `entailed` against "
-        "every other label. A passage holds a gold sentence when the two overlap by at least half of the "
+        "band off (`--no-abstain`: its label on the likelier side), and the `rules` judge, which never "
+        "says `entailed`, as supported where it rejects nothing (`unknown`) and not where it says "
+        "`insufficient` or `contradicted`. A passage holds a gold sentence when the two overlap by at least half of the "
         'shorter. "Text in the top 3" is the mean share of the cited text the three passages cover '
         "(what recall@3 costs). Every ranking runs on the same windows (1–3 sentences of a line) with the "
         "shipped tie-breaks; the bench's reimplementation of the fused ranking returns the shipped "

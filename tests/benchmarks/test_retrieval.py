@@ -96,9 +96,9 @@ def test_a_whole_run_on_a_tiny_slice() -> None:
     covid = result["check_covid"]
     assert covid["retrieval_all"]["claims"] == 6
     assert covid["retrieval_all"]["reimplementation_agrees"] == 6
-    assert set(covid["judges"]) >= {"learned", "rules", "learned_with_band"}
+    assert set(covid["judges"]) >= {"learned", "rules", "learned_with_band", "learned_with_band_whole_text"}
     for spec in ("learned", "rules"):
-        for reading in ("retrieved", "gold", "whole_text"):
+        for reading in ("top_1", "retrieved", "top_5", "gold", "whole_text"):
             assert 0.0 <= covid["judges"][spec][reading] <= 1.0
     seeds = result["hash_seed"]
     assert seeds["seeds"] == [0, 1, 2]
