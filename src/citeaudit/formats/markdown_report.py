@@ -31,6 +31,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -275,6 +276,7 @@ class _Reader:
         if refs_level is not None:
             self._close_refs(refs_heading)
         self._definitions()
+        self.env[NUMBERED] = any(label.isdigit() for e in self.entries for label in e.labels)
 
     def _heading_cursor(self, inline: Token) -> int:
         if not inline.map:
@@ -577,9 +579,15 @@ def _entry_citations(entry: _Entry, base: str) -> list[tuple[str, Citation]]:
 # -- claims ----------------------------------------------------------------------------------
 
 
-def _markers(children: list[Token]) -> Iterator[_Found]:
+NUMBERED = "citeaudit_numbered"  # the parser's env key: the report has a numbered reference list
+
+
+def _markers(children: list[Token], numbered: bool = True) -> Iterator[_Found]:
+    """The markers of a block; superscript numbers only where the report's entries are numbered."""
     for c in children:
         meta = c.meta or {}
+        if c.type == "cite_marker" and meta.get("conditional") and not numbered:
+            continue
         if c.type == "cite_marker":
             yield _Found(int(meta["start"]), int(meta["end"]), str(meta["raw"]), list(meta["labels"]),
                          str(meta["kind"]), bool(meta.get("narrative", False)))  # fmt: skip
@@ -644,7 +652,8 @@ def _sentences(block: _Block) -> Iterator[_Sentence]:
     if block.kind == "row":
         yield from _row_sentence(block)
         return
-    found = _ranges(sorted(_markers(block.children), key=lambda f: f.start), block.content)
+    numbered = bool(block.env.get(NUMBERED))
+    found = _ranges(sorted(_markers(block.children, numbered), key=lambda f: f.start), block.content)
     if not found:
         return
     protected = _protected(block.children)
@@ -705,7 +714,9 @@ def _row_sentence(block: _Block) -> Iterator[_Sentence]:
     markers: list[tuple[_Found, int, int]] = []
     quotes: list[tuple[str, int]] = []
     for content, children, header, cmap in block.cells:
-        found = _ranges(sorted(_markers(children), key=lambda f: f.start), content)
+        found = _ranges(
+            sorted(_markers(children, bool(block.env.get(NUMBERED))), key=lambda f: f.start), content
+        )
         if not content.strip():
             continue
         sentence = _make_sentence(block, content, cmap, 0, len(content.rstrip()), found, _protected(children))
@@ -732,6 +743,7 @@ class _Linker:
         self.links: dict[str, _Entry] = {}
         self.notes = reader.notes
         self.used_ids: set[str] = set()
+        self.footnotes = any(label.startswith("^") for e in reader.entries for label in e.labels)
         self._index()
 
     def _unique(self, base: str) -> str:
@@ -787,11 +799,40 @@ class _Linker:
             if len(entries) == 1:
                 self.by_key.setdefault(key, entries[0])
 
+    def suggest(self, found: _Found, label: str) -> str:
+        """``; did you mean [1] (line 40:1)?``: the entry a marker that names none likely means
+        (a footnote number over a numbered list, a number over footnotes, the same author with
+        another year, the same year with a surname spelled nearly alike); empty when none."""
+        likely: _Entry | None = None
+        if found.kind == "footnote" and label[1:].isdigit():
+            likely = self.by_label.get(str(int(label[1:])))
+        elif found.kind == "numeric":
+            likely = self.by_label.get("^" + label)
+        elif found.kind == "author-year":
+            name, _, year = label.partition("|")
+            wanted = _key(name, year[:4]) or ""
+            folded = wanted[:-4]
+            same_author = sorted(k for k in self.by_plain_key if k[:-4] == folded and folded)
+            if same_author:
+                likely = self.by_plain_key[same_author[0]][0]
+            else:
+                close = get_close_matches(wanted, sorted(k for k in self.by_plain_key if k[-4:] == year[:4]),
+                                          n=1, cutoff=0.75)  # fmt: skip
+                if close:
+                    likely = self.by_plain_key[close[0]][0]
+        if likely is None:
+            return ""
+        shown = likely.shown if likely.shown.startswith("[") else likely.text[:60]
+        return f"; did you mean {shown} ({likely.origin})?"
+
     def resolve(self, found: _Found, label: str) -> _Entry | None:
         if found.kind == "numeric":
             return self.by_label.get(label)
         if found.kind == "footnote":
-            return self.by_label.get(label)
+            entry = self.by_label.get(label)
+            if entry is None and not self.footnotes and label[1:].isdigit():
+                return self.by_label.get(str(int(label[1:])))  # [^1,^2] over a numbered list
+            return entry
         if found.kind == "author-year":
             full, plain = _author_year_key(label)
             return (self.by_key.get(full) if full else None) or (
@@ -857,7 +898,7 @@ def parse_markdown(text: str, name: str) -> Submission:
         entries: list[_Entry] = []
         markers: list[Marker] = []
         by_marker: list[tuple[_Found, list[_Entry]]] = []
-        undefined: list[tuple[str, _Found, int]] = []
+        undefined: list[tuple[str, _Found, int, str]] = []
         in_claim: set[int] = set()
         for found, start, end in sentence.markers:
             named: list[_Entry] = []
@@ -866,7 +907,9 @@ def parse_markdown(text: str, name: str) -> Submission:
                 entry = linker.resolve(found, label)
                 if entry is None:
                     if not found.narrative:
-                        undefined.append((_shown_label(found, label), found, start))
+                        undefined.append(
+                            (_shown_label(found, label), found, start, linker.suggest(found, label))
+                        )
                         labels.append(_shown_label(found, label))
                     continue
                 labels.append(_shown_label(found, label))
@@ -907,9 +950,9 @@ def parse_markdown(text: str, name: str) -> Submission:
                            Span(block.start, block.end), block_texts[id(block)], tuple(markers))  # fmt: skip
         claims.append(Claim(id=claim_id, text=sentence.text, citations=tuple(citations),
                             origin=f"line {line}:{column}", place=place))  # fmt: skip
-        for label, found, start in undefined:
+        for label, found, start, likely in undefined:
             shown = found.raw or label
-            message = f"the marker {shown} names {label!r}, which no entry of the references defines"
+            message = f"the marker {shown} names {label!r}, which no entry of the references defines{likely}"
             notes.append(Note("E_MARKER_UNDEFINED", message, claim_id, label, reader.origin(start)))
     for offset, _raw, problem in reader.malformed:
         notes.append(Note("W_MARKER_MALFORMED", f"{problem}: not read as a marker", None, None,

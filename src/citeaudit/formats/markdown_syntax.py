@@ -82,6 +82,128 @@ _PARTICLES = frozenset(
         "zu",
     ]
 )
+# Words of a date: a parenthesised date (``(January 2025)``, ``(Q3 2024)``) is never a citation.
+_DATE_WORDS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+        "h1",
+        "h2",
+        "fy",
+        "cy",
+        "early",
+        "mid",
+        "late",
+        "end",
+        "since",
+        "until",
+        "through",
+        "updated",
+        "accessed",
+        "retrieved",
+        "published",
+        "est",
+        "circa",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "январь",
+        "февраль",
+        "март",
+        "апрель",
+        "май",
+        "июнь",
+        "июль",
+        "август",
+        "сентябрь",
+        "октябрь",
+        "ноябрь",
+        "декабрь",
+        "января",
+        "февраля",
+        "марта",
+        "апреля",
+        "мая",
+        "июня",
+        "июля",
+        "августа",
+        "сентября",
+        "октября",
+        "ноября",
+        "декабря",
+    ]
+)
+# Words a bare number after them numbers a thing of the text, not a citation (``Fig.3``).
+_NOT_BEFORE_SUPERSCRIPT = frozenset(
+    [
+        "fig",
+        "figs",
+        "figure",
+        "table",
+        "tab",
+        "eq",
+        "eqs",
+        "no",
+        "nos",
+        "vol",
+        "vols",
+        "pp",
+        "p",
+        "ch",
+        "chap",
+        "sec",
+        "section",
+        "ref",
+        "refs",
+        "page",
+        "pages",
+        "version",
+        "v",
+        "art",
+        "para",
+        "step",
+        "item",
+        "appendix",
+        "part",
+        "lines",
+        "line",
+    ]
+)
 # Words that may open an author–year part before the name (``see Smith, 2020``).
 _LEADS = frozenset(
     ["see", "also", "cf", "e.g", "eg", "i.e", "ie", "for", "example", "compare", "reviewed", "in"]
@@ -189,11 +311,17 @@ def _name_word(word: str) -> bool:
 
 
 def _name(words: list[str]) -> str | None:
-    """The author part of a citation, when every word of it is a word of names."""
+    """The author part of a citation, when every word of it is a word of names (a surname may
+    open with its particle: ``van der Maaten & Hinton``), and no date (``January 2025``)."""
     while words and words[0].lower().rstrip(",.:") in _LEADS:
         words = words[1:]
-    if not words or len(words) > 10 or not words[0][:1].isupper():
+    if not words or len(words) > 10:
         return None
+    first = words[0].rstrip(",.")
+    if not (first[:1].isupper() or (first in _PARTICLES and len(words) > 1)):
+        return None
+    if any(w.rstrip(",.").casefold() in _DATE_WORDS for w in words):
+        return None  # (January 2025), (Q3 2024), (as of March 2025): a date, not a work
     if not all(_name_word(w) for w in words):
         return None
     return " ".join(words).rstrip(",")
@@ -222,15 +350,15 @@ def author_year_cites(inner: str) -> list[AuthorYear] | None:
 
 def _narrative_name(before: str) -> str | None:
     """The name a narrative citation's year follows: ``Vaswani et al.``, ``Smith and Jones``."""
-    words = before.split()[-5:]
-    for take in (4, 3, 2, 1):  # the longest tail of names that reads as an author part
+    words = before.split()[-7:]
+    for take in (6, 5, 4, 3, 2, 1):  # the longest tail of names that reads as an author part
         if len(words) < take:
             continue
         tail = words[-take:]
-        if tail[0] in ("et", "al.", "al", "&", "and") or not tail[0][:1].isupper():
+        if tail[0] in ("et", "al.", "al", "&", "and") or not (tail[0][:1].isupper() or tail[0] in _PARTICLES):
             continue
-        if take > 1 and not any(w in ("et", "&", "and") for w in tail):
-            continue  # two capitalised words are a name only around "et al.", "and" or "&"
+        if take > 1 and not any(w in ("et", "&", "and") or w in _PARTICLES for w in tail):
+            continue  # capitalised words are a name only around "et al.", "and", "&" or a particle
         name = _name(list(tail))
         if name is not None and name == " ".join(tail) and not name.endswith(","):
             return name
@@ -271,20 +399,106 @@ def _push_malformed(state: StateInline, end: int, problem: str) -> None:
     token.meta = {"start": state.pos, "end": end, "raw": state.src[state.pos : end], "problem": problem}
 
 
+def _footnote_labels(inner: str) -> list[str]:
+    """``note`` → ``[^note]``; ``1,^2`` and ``1, ^2`` (``[^1,^2]``) → ``^1``, ``^2``."""
+    if "," not in inner:
+        return ["^" + inner]
+    parts = [p.strip().removeprefix("^") for p in inner.split(",")]
+    if all(parts) and all(" " not in p for p in parts):
+        return ["^" + p for p in parts]
+    return ["^" + inner]
+
+
+def _wide_marker(state: StateInline, silent: bool) -> bool:
+    """``【1】``, ``【1, 3】``, ``【1†source】``: the brackets some chat exports write."""
+    src, pos, top = state.src, state.pos, state.posMax
+    if src[pos] != "【":
+        return False
+    close = src.find("】", pos + 1, min(top, pos + _MAX_MARKER + 2))
+    if close < 0:
+        return False
+    inner = src[pos + 1 : close].split("†", 1)[0]
+    if not inner[:1].isdigit() or set(inner) - _NUMERIC:
+        return False
+    labels, bad = _numbers(inner)
+    if bad:
+        return False
+    if not silent:
+        _push_marker(state, close + 1, "numeric", labels)
+    state.pos = close + 1
+    return True
+
+
+_SUPERSCRIPTS = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7",
+                 "⁸": "8", "⁹": "9"}  # fmt: skip
+_SUPER_JOINERS = ",˒⁻-–"
+_SUPER_AFTER = ".,;:!?"  # the punctuation a bare number follows (``handlebars.1``)
+
+
+def _superscript(state: StateInline, silent: bool) -> bool:
+    """Numbers written as superscripts: Unicode ones (``attention¹²``, ``growth³˒⁴``) and bare
+    digits right after a word's punctuation (``handlebars.1 Next``, ``rose,12 while``), as
+    Gemini and word processors export them. They are markers only where the report has a
+    numbered reference list (``conditional``: the reader drops them otherwise)."""
+    src, pos, top = state.src, state.pos, state.posMax
+    c = src[pos]
+    if pos == 0 or src[pos - 1].isspace():
+        return False
+    if c in _SUPERSCRIPTS:
+        end = pos
+        while end < top and (src[end] in _SUPERSCRIPTS or (src[end] in _SUPER_JOINERS and end + 1 < top
+                                                            and src[end + 1] in _SUPERSCRIPTS)):  # fmt: skip
+            end += 1
+        inner = "".join(_SUPERSCRIPTS.get(ch, "," if ch in ",˒" else "-") for ch in src[pos:end])
+    elif c.isdigit() and c.isascii():
+        if pos < 2 or src[pos - 1] not in _SUPER_AFTER or not src[pos - 2].isalpha():
+            return False
+        word_start = pos - 2
+        while word_start > 0 and src[word_start - 1].isalpha():
+            word_start -= 1
+        word = src[word_start : pos - 1]
+        if len(word) < 2 or word.lower() in _NOT_BEFORE_SUPERSCRIPT:
+            return False  # Fig.3, p.5, A.1: a numbered thing, not a citation
+        end = pos
+        while end < top and (
+            src[end].isdigit() or (src[end] in ",-–" and end + 1 < top and src[end + 1].isdigit())
+        ):
+            end += 1
+        if end < top and not (src[end].isspace() or src[end] in ")]"):
+            return False
+        inner = src[pos:end]
+        if any(len(n) > 3 for n in inner.replace("-", ",").replace("–", ",").split(",")):
+            return False
+    else:
+        return False
+    labels, bad = _numbers(inner)
+    if bad or not labels:
+        return False
+    if not silent:
+        _push_marker(state, end, "numeric", labels, conditional=True)
+    state.pos = end
+    return True
+
+
 def _bracket_marker(state: StateInline, silent: bool) -> bool:
-    """``[1]``, ``[1, 3]``, ``[2–4]``, ``[^note]`` (before the link rule: ``[1](url)`` is a link)."""
+    """``[1]``, ``[1, 3]``, ``[2–4]``, ``[1†source]``, ``[^note]``, ``[^1,^2]`` (before the link
+    rule: ``[1](url)`` is a link)."""
     src, pos, top = state.src, state.pos, state.posMax
     if src[pos] != "[" or pos + 1 >= top:
         return False
     if src[pos + 1] == "^":
         end = pos + 2
-        while end < top and end - pos <= _MAX_LABEL + 2 and src[end] not in "] \t\n[":
+        while (
+            end < top
+            and end - pos <= _MAX_LABEL + 2
+            and (src[end] not in "] \t\n[" or (src[end] == " " and src[end - 1] == ","))
+        ):
             end += 1
         if end < top and src[end] == "]" and end > pos + 2:
             if end + 1 < top and src[end + 1] == "(":
                 return False
             if not silent:
-                _push_marker(state, end + 1, "footnote", ["^" + src[pos + 2 : end]])
+                _push_marker(state, end + 1, "footnote", _footnote_labels(src[pos + 2 : end]))
             state.pos = end + 1
             return True
         if end > pos + 2 and (end >= top or src[end] in " \t\n"):
@@ -298,6 +512,15 @@ def _bracket_marker(state: StateInline, silent: bool) -> bool:
     end = pos + 1
     while end < top and end - pos <= _MAX_MARKER and src[end] in _NUMERIC:
         end += 1
+    if end < top and src[end] == "†":  # [1†source]: an entry number and the word "source"
+        close = src.find("]", end, min(top, end + _MAX_MARKER))
+        if close > 0 and "[" not in src[end:close]:
+            labels, bad = _numbers(src[pos + 1 : end])
+            if not bad:
+                if not silent:
+                    _push_marker(state, close + 1, "numeric", labels)
+                state.pos = close + 1
+                return True
     if end < top and src[end] == "]":
         if end + 1 < top and src[end + 1] == "(":
             return False  # [1](https://…): an inline link, read by the link rule
@@ -571,6 +794,10 @@ def parser() -> MarkdownIt:
         parseLinkTitle=md.helpers.parseLinkTitle,
     )
     md.inline.add_terminator_char("(")  # where an author–year citation may open
+    for ch in ("【", *_SUPERSCRIPTS, *"0123456789"):  # wide brackets and superscripts
+        md.inline.add_terminator_char(ch)
+    md.inline.ruler.before("link", "cite_wide", _wide_marker)
+    md.inline.ruler.before("link", "cite_superscript", _superscript)
     md.inline.ruler.before("link", "cite_open_brackets", _open_brackets)
     md.inline.ruler.before("link", "cite_marker", _bracket_marker)
     md.inline.ruler.before("link", "cite_author_year", _author_year)

@@ -1,0 +1,131 @@
+"""Citation markers as people and models write them, each at its exact range: author–year with
+surname particles, parenthesised dates that are no markers, bare and Unicode superscript
+numbers over a numbered list, ``[^1,^2]``, ``【1】``, ``[1†source]``, and the entry a marker
+that names none likely means."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeaudit.formats.markdown_report import parse_markdown
+from citeaudit.model import Submission
+
+NUMBERED = (
+    "\n\n## References\n\n"
+    "1. van der Maaten, L., & Hinton, G. (2008). Visualizing data using t-SNE. JMLR.\n"
+    "2. De la Torre, F., & Black, M. J. (2003). A framework for robust subspace learning. IJCV.\n"
+    "3. Smith, J. (2020). Something else entirely. Journal of Things.\n"
+)
+
+
+def _markers(text: str, submission: Submission) -> list[tuple[str, int, int, tuple[str, ...]]]:
+    out = []
+    for claim in submission.claims:
+        assert claim.place is not None
+        for m in claim.place.markers:
+            assert text[m.start : m.end] == m.text
+            out.append((m.text, m.start, m.end, m.citations))
+    return out
+
+
+def _at(text: str, piece: str, nth: int = 0) -> int:
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(piece, at + 1)
+    return at
+
+
+def test_author_year_with_particles_narrative_and_parenthetical() -> None:
+    text = (
+        "# R\n\nThe method of van der Maaten and Hinton (2008) was refined (de la Torre & Black, 2003; "
+        "Smith, 2020, p. 5)." + NUMBERED
+    )
+    submission = parse_markdown(text, "r.md")
+    a, b = _at(text, "(2008)"), _at(text, "(de la")
+    assert _markers(text, submission) == [
+        ("(2008)", a, a + 6, ("1",)),
+        ("(de la Torre & Black, 2003; Smith, 2020, p. 5)", b, b + 46, ("2", "3")),
+    ]
+    assert submission.claims[0].text == "The method of van der Maaten and Hinton was refined."
+    assert [n.code for n in submission.notes] == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Nagengast and Yotov (January 2025) found that trade fell [3].",
+        "The bill passed the House (September 2025) and the Senate [3].",
+        "Revenue grew in the quarter (Q3 2024) by a third [3].",
+        "As noted in the guidance (Section 4.2) and since (2019) it holds [3].",
+    ],
+)
+def test_dates_years_and_section_numbers_are_never_markers(sentence: str) -> None:
+    text = "# R\n\n" + sentence + NUMBERED
+    submission = parse_markdown(text, "r.md")
+    at = _at(text, "[3]")
+    assert _markers(text, submission) == [("[3]", at, at + 3, ("3",))]
+    assert submission.claims[0].text == sentence.removesuffix(" [3].") + "."
+    assert not [n for n in submission.notes if n.code == "E_MARKER_UNDEFINED"]
+
+
+def test_superscript_numbers_over_a_numbered_list() -> None:
+    # Gemini's export: the number glued to the full stop; a word processor's Unicode superscripts.
+    text = (
+        "# R\n\nTemplates are rendered with handlebars.1 Growth reached 42%.² Costs fell,³˒¹ then rose."
+        + NUMBERED
+    )
+    submission = parse_markdown(text, "r.md")
+    one, two, three = _at(text, "handlebars.1") + 11, _at(text, "²"), _at(text, "³˒¹")
+    assert _markers(text, submission) == [
+        ("1", one, one + 1, ("1",)),
+        ("²", two, two + 1, ("2",)),
+        ("³˒¹", three, three + 3, ("3", "1")),
+    ]
+    assert [c.text for c in submission.claims] == [
+        "Templates are rendered with handlebars.",
+        "Growth reached 42%.",
+        "Costs fell, then rose.",
+    ]
+    assert [n.code for n in submission.notes] == []
+
+
+def test_superscript_numbers_without_a_numbered_list_are_text() -> None:
+    text = (
+        "# R\n\nTemplates use handlebars.1 Growth reached 42%.² See [^a].\n\n[^a]: Smith, J. (2020). T. J.\n"
+    )
+    submission = parse_markdown(text, "r.md")
+    at = _at(text, "[^a]")
+    assert _markers(text, submission) == [("[^a]", at, at + 4, ("^a",))]
+    assert "handlebars.1 Growth" in submission.claims[0].text
+
+
+def test_bracket_variants_of_chat_exports() -> None:
+    text = "# R\n\nFirst [^1,^2] then 【3】 and [2†source] and 【1†source】 and [1-3]." + NUMBERED
+    submission = parse_markdown(text, "r.md")
+    got = _markers(text, submission)
+    assert got == [
+        ("[^1,^2]", _at(text, "[^1"), _at(text, "[^1") + 7, ("1", "2")),
+        ("【3】", _at(text, "【3"), _at(text, "【3") + 3, ("3",)),
+        ("[2†source]", _at(text, "[2†"), _at(text, "[2†") + 10, ("2",)),
+        ("【1†source】", _at(text, "【1"), _at(text, "【1") + 10, ("1",)),
+        ("[1-3]", _at(text, "[1-3]"), _at(text, "[1-3]") + 5, ("1", "2", "3")),
+    ]
+    assert submission.claims[0].text == "First then and and and."
+
+
+def test_a_marker_naming_no_entry_suggests_the_likely_one() -> None:
+    text = (
+        "# R\n\nA claim (Smith, 2021) and (Smiht, 2020) and [^7] here [^1].\n\n"
+        "[^1]: Jones, K. (2019). Other. J.\n\n## References\n\n"
+        "1. Smith, J. (2020). Something else entirely. Journal of Things.\n"
+        "7. Lee, K. (2018). A seventh work. Journal.\n"
+    )
+    submission = parse_markdown(text, "r.md")
+    messages = [n.message for n in submission.notes if n.code == "E_MARKER_UNDEFINED"]
+    assert messages == [
+        "the marker (Smith, 2021) names 'Smith 2021', which no entry of the references defines; "
+        "did you mean [1] (line 9:4)?",
+        "the marker (Smiht, 2020) names 'Smiht 2020', which no entry of the references defines; "
+        "did you mean [1] (line 9:4)?",
+        "the marker [^7] names '^7', which no entry of the references defines; did you mean [7] (line 10:4)?",
+    ]
