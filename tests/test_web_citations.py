@@ -421,7 +421,8 @@ def test_fetching_without_the_web_extra_says_what_to_install(
     result = run_cli("fetch", "claims.json", "--allow-private-urls")
     assert (result.code, result.stderr) == (
         2,
-        "citeaudit: error: fetching cited web pages needs protego: pip install 'citeaudit[web]'\n",
+        "citeaudit: error: fetching cited web pages needs the web extra (protego not installed): "
+        "pip install 'citeaudit[web]'\n",
     )
     assert server.log == []
     assert run_cli("check", "claims.json", "--offline").code == 3  # offline needs none of them

@@ -111,6 +111,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     searched = {key: c.source for c in citations if (key := search_key(c.source)) is not None}
     if urls or (config.full_text and dois):  # before any answer is written to the cache
         require_extra("web", "fetching cited web pages" if urls else "fetching full texts (--full-text)")
+    invalid = _invalid(citations)
+    for line in invalid:
+        print(line, file=stdout)
     answers = build_resolver(config, Progress("resolving DOIs", stderr)).resolve_many(dois) if dois else {}
     if config.full_text:  # the open full text of each work cited with no quote, pinned as a page is
         urls = sorted({*urls, *_full_texts(citations, answers)})
@@ -131,7 +134,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         unchecked += actions["failed"]
     if searched:
         unchecked += _search(config, searched, stdout)
-    if dois or not (urls or searched):
+    if invalid:
+        print(f"invalid={len(invalid)} (not fetched)", file=stdout)
+    if dois or not (urls or searched or invalid):
         print(
             f"dois={len(dois)} found={counts[ResolutionStatus.FOUND]} "
             f"not_found={counts[ResolutionStatus.NOT_FOUND]} "
@@ -153,6 +158,23 @@ def _full_texts(citations: list[Citation], answers: Mapping[str, Resolution]) ->
         if record is not None:
             keys.update(full_text_keys(record))
     return keys
+
+
+def _invalid(citations: list[Citation]) -> list[str]:
+    """One line per identifier that is not valid for its kind (nothing to fetch for it), sorted."""
+    from citeaudit.identifiers import handler
+    from citeaudit.model import WorkSource
+
+    lines = set()
+    for citation in citations:
+        source = citation.source
+        if not isinstance(source, WorkSource):
+            continue
+        kind = handler(source.kind)
+        if kind.syntax_code is None or kind.is_valid(kind.normalise(source.identifier)):
+            continue
+        lines.add(f"invalid {source.identifier} {kind.syntax_code}: {kind.invalid(source.identifier)}")
+    return sorted(lines)
 
 
 def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
