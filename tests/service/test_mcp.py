@@ -716,3 +716,45 @@ def test_an_agent_that_applies_every_fix_it_is_given_reaches_a_clean_report(worl
         {"citation": "c2#1", "code": "E_YEAR_MISMATCH", "fix": {"year": 2024}},
     ]
     assert [(outcome, clean) for outcome, clean, _ in rounds] == [("errors", False), ("clean", True)]
+
+
+def test_a_quote_less_claim_is_judged_on_the_works_text_and_the_passage_comes_back_as_its_fix(
+    world: Path,
+) -> None:
+    """Through the SDK client: a claim citing the seed's DOI with no quote is judged on the passages
+    of the work's snapshot; the passage comes back as a fix, and applied, proves the citation."""
+    sentence = "снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов"
+    claims = {
+        "claims": [
+            {"id": "k1", "text": f"Привязка каждого утверждения к найденному фрагменту {sentence}.",
+             "citations": [{"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding",
+                            "year": 2024, "first_author": "Ivanova"}]},
+        ]
+    }  # fmt: skip
+
+    async def body(client: Client) -> tuple[Any, Any, Any]:
+        full = (await client.call_tool("audit_claims", {**claims, "detail": "full"})).structured_content
+        compact = (await client.call_tool("audit_claims", claims)).structured_content
+        fixed = json.loads(json.dumps(claims))
+        for suggestion in compact["claims"][0]["suggestions"]:
+            if suggestion["code"] == "QUOTE_THE_PASSAGE":
+                fixed["claims"][0]["citations"][0] |= suggestion["fix"]
+        again = (await client.call_tool("audit_claims", {**fixed, "detail": "full"})).structured_content
+        return full, compact, again
+
+    full, compact, again = _session(world, body, "--judge", "learned")
+    verdict = full["claims"][0]["verdict"]
+    assert (verdict["basis"], verdict["label"]) == ("retrieved", "entailed")
+    assert verdict["texts"][0]["basis"] == "full_text"
+    assert verdict["texts"][0]["name"] == "snapshot of 10.0000/demo.1"
+    assert sentence in verdict["passages"][0]["text"].replace("\n", " ")
+    assert full["decision"] == "manual_review"  # judged, not proved
+    (fix,) = [s for s in compact["claims"][0]["suggestions"] if s["code"] == "QUOTE_THE_PASSAGE"]
+    assert fix == {
+        "citation": "k1#1",
+        "code": "QUOTE_THE_PASSAGE",
+        "fix": {"quote": verdict["passages"][0]["text"]},
+    }
+    row = again["results"][0]
+    assert row["errors"] == [] and row["location"] is not None  # the quote is found in the snapshot
+    assert again["claims"][0]["verdict"]["basis"] == "quote"
