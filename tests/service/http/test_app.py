@@ -97,6 +97,24 @@ def test_audit_and_fetch_the_report(service: str) -> None:
     assert httpx.get(f"{service}/healthz").json()["status"] == "ok"
 
 
+def test_a_quote_less_claim_comes_back_judged_on_the_passages_of_the_works_text(service: str) -> None:
+    """The service judges a claim whose citation gives no quote on its work's snapshot (the
+    service's judge, ``rules``), and its report shows the passages it read, labelled as such."""
+    claim = {"id": "k1", "text": "Привязка снизила число неподтверждённых утверждений с 18 до 7 на сотню ответов.",
+             "citations": [{"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding",
+                            "year": 2024, "first_author": "Ivanova"}]}  # fmt: skip
+    with _client(service, "acme", "auditor") as c:
+        posted = c.post("/v1/audit", json={"claims": [claim]})
+    assert posted.status_code == 200, posted.text
+    report = posted.json()["report"]
+    verdict = report["claims"][0]["verdict"]
+    assert verdict["basis"] == "retrieved"
+    assert [t["name"] for t in verdict["texts"]] == ["snapshot of 10.0000/demo.1"]
+    assert "с 18 до 7 на сотню ответов" in verdict["passages"][0]["text"]
+    assert report["results"][0]["errors"] == []  # 18 and 7 are in the full text: no number error
+    assert report["decision"] != "accept"
+
+
 def test_an_audit_is_answered_as_json_response_wrote_the_stored_report(service: str) -> None:
     """The answer is written straight from the report's content now; its bytes are those of the
     stored report read back and encoded by JSONResponse, as before (non-ASCII text included)."""
