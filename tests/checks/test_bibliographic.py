@@ -201,3 +201,44 @@ def test_every_alias_names_a_venue_its_full_name_matches() -> None:
         for run in runs:
             record = Record(doi="10.1/x", agency="crossref", container=(f"Proceedings of the {run.title()}",))
             assert check_venue(alias.upper(), record, MAKE) == [], alias
+
+
+# -- venues: every correct form agrees, two known venues differ ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cited", "names"),
+    [
+        ("JMLR", ["J. Mach. Learn. Res."]),
+        ("Journal of Machine Learning Research", ["J. Mach. Learn. Res."]),
+        ("J. Mach. Learn. Res.", ["JMLR"]),
+        ("TMLR", ["Trans. Mach. Learn. Res."]),
+        ("NeurIPS", ["NIPS"]),
+        ("NeurIPS 2017", ["NIPS"]),
+        ("arXiv", ["CoRR"]),
+        ("arXiv preprint arXiv:1706.03762", ["CoRR"]),
+        ("CoRR", ["arXiv"]),
+    ],
+)
+def test_the_forms_dblp_uses_are_the_cited_venue(cited: str, names: list[str]) -> None:
+    from citeaudit.checks.bibliographic import venue_agrees
+
+    assert venue_agrees(cited, Record(doi="", agency="dblp", container=tuple(names)))
+
+
+@pytest.mark.parametrize(
+    ("cited", "names", "distinct"),
+    [
+        ("ICML", ["NeurIPS"], True),
+        ("ICML 2020", ["Advances in Neural Information Processing Systems 33"], True),
+        ("CVPR", ["ICCV"], True),
+        ("NeurIPS", ["NIPS"], False),
+        ("ICML", ["ICML Workshop"], False),  # a venue the table does not know: a warning at most
+        ("Nature", ["Science"], False),
+        ("ACL", ["ACL (Findings)"], False),
+    ],
+)
+def test_two_distinct_known_venues(cited: str, names: list[str], distinct: bool) -> None:
+    from citeaudit.checks.bibliographic import distinct_known_venues
+
+    assert distinct_known_venues(cited, Record(doi="", agency="dblp", container=tuple(names))) is distinct

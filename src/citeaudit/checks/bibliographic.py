@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citeaudit.checks.codes import FindingMaker
+from citeaudit.checks.codes import CATALOGUE, FindingMaker
 from citeaudit.checks.metadata import (
     _without_et_al as _without_et_al,  # the hostile-input bench and its test measure it here
 )
@@ -34,7 +34,9 @@ __all__ = [
     "check_venue",
     "check_work",
     "cites_preprint",
+    "distinct_known_venues",
     "is_arxiv_preprint",
+    "known_venue",
     "venue_agrees",
     "venue_matches",
 ]
@@ -256,6 +258,18 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
         (a := _alias(t)) is not None and set(VENUE_ALIASES[a]) & set(VENUE_ALIASES[alias]) for t in theirs
     ):
         return True
+    # A short name and the abbreviation of its full name ("JMLR" for "J. Mach. Learn. Res.").
+    if alias is not None and any(
+        _abbreviates(t, run.split()) for t in theirs for run in VENUE_ALIASES[alias] if len(t) > 1
+    ):
+        return True
+    if any(
+        (a := _alias(t)) is not None
+        and len(words) > 1
+        and any(_abbreviates(words, run.split()) for run in VENUE_ALIASES[a])
+        for t in theirs
+    ):
+        return True
     return any(
         (a := _alias(t)) is not None and any(_holds(words, run) for run in VENUE_ALIASES[a]) for t in theirs
     )
@@ -264,6 +278,28 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
 # DBLP names the part of a proceedings in parentheses ("NAACL-HLT (1)", "ACL (Findings)"): the
 # venue cited without it is the venue.
 _VENUE_PART_RE = re.compile(r"\s*\([^()]{1,40}\)\s*$")
+
+
+def known_venue(venue: str) -> str | None:
+    """The full name of a venue the alias table knows, cited by its short name ("ICML 2020",
+    "Proc. of NeurIPS") or its full name; None for any other venue."""
+    words = _venue_words(_VENUE_PART_RE.sub("", venue))
+    alias = _alias(words)
+    if alias is not None:
+        return VENUE_ALIASES[alias][0]
+    found = {runs[0] for runs in VENUE_ALIASES.values() for run in runs if _holds(words, run)}
+    return found.pop() if len(found) == 1 else None
+
+
+def distinct_known_venues(cited: str, record: Record) -> bool:
+    """Whether the cited venue and every venue name of the record are known venues, and not the
+    same one ("ICML" cited for a NeurIPS paper): a wrong venue, not another form of its name."""
+    names = record.container + record.short_container
+    if not names or venue_agrees(cited, record):
+        return False
+    ours = known_venue(cited)
+    theirs = {known_venue(n) for n in names}
+    return ours is not None and None not in theirs and ours not in theirs
 
 
 def venue_agrees(cited: str, record: Record) -> bool:
@@ -309,6 +345,16 @@ def check_venue(cited: str, record: Record, make: FindingMaker) -> list[Finding]
         ]
     if not names:
         return unverifiable(make, "venue", record)
+    # Two known venues, not the same ("ICML" for a NeurIPS paper): a wrong venue, where the
+    # catalogue has the error for it.
+    if "E_VENUE_MISMATCH" in CATALOGUE and distinct_known_venues(cited, record):
+        return [
+            make(
+                "E_VENUE_MISMATCH",
+                f"{cited!r} is cited as the venue; the work appeared in {names[0]}, another venue",
+                suggestion={"container": list(names)},
+            )
+        ]
     # A warning: venue names have too many forms for a mismatch of names to prove a wrong citation.
     return [
         make(

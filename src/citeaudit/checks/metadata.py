@@ -21,7 +21,6 @@ from citeaudit.resolve.interface import Author, Record
 
 __all__ = [
     "author_keys",
-    "main_title_keys",
     "check_controls",
     "check_first_author",
     "check_identifier_controls",
@@ -31,6 +30,7 @@ __all__ = [
     "cited_name_keys",
     "display_author",
     "display_title",
+    "main_title_keys",
     "unverifiable",
 ]
 
