@@ -152,9 +152,21 @@ def output_target(path: Path) -> tuple[Path, bool]:
     return current, stat.S_ISREG(st.st_mode)
 
 
+def _refuse_dangling_link(path: Path, target: Path) -> None:
+    """A symbolic link is written through to its target, but the folders a target names are not
+    made: a dangling link would otherwise create them wherever it points."""
+    if target != Path(os.path.abspath(path)) and not target.parent.is_dir():
+        raise OSError(
+            errno.ENOENT,
+            f"it is a symbolic link to {target}, whose folder {target.parent} does not exist",
+            str(path),
+        )
+
+
 def check_writable(path: Path) -> None:
     """Raise the OSError a write to ``path`` would meet, where it can be known without writing."""
     target, atomic = output_target(path)
+    _refuse_dangling_link(path, target)
     if target.is_dir():
         raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if not atomic:
@@ -201,6 +213,7 @@ def _open_straight_through(target: Path) -> int:
 def write_output(path: Path, data: bytes) -> None:
     """Write a file a person named: atomically to a regular file, straight through to anything else."""
     target, atomic = output_target(path)
+    _refuse_dangling_link(path, target)
     if atomic:
         atomic_write(target, data)
         return
