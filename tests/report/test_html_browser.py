@@ -723,6 +723,9 @@ def test_passages_judged_on_retrieved_text_are_drawn_in_their_text_with_their_ba
     assert seen.outside_requests(url) == []
     assert seen.errors == []
     assert console == []
+    # The search looks in the passages too: a word only the snapshot's first line has.
+    page.fill("#search", "экспериментах")
+    assert page.locator("tbody.claim td.cid").all_inner_texts() == ["h1", "r1"]
     # Phone-wide: nothing wider than the screen, the long passage wrapped.
     phone = browser.new_page(viewport={"width": 390, "height": 844})
     phone.goto(url)

@@ -326,10 +326,12 @@
     if (f.code.length && !c.codes.some(function (code) { return f.code.indexOf(code) >= 0; })) return false;
     return !state.query || haystack(c).indexOf(state.query) >= 0;
   }
-  // What the search box looks in: the claim, its sources' DOIs and URLs, codes and quotes.
+  // What the search box looks in: the claim, its sources' DOIs and URLs, codes, quotes and the
+  // passages a claim was judged on.
   function haystack(c) {
     if (c.search === undefined) {
       var parts = [c.id, c.text];
+      if (c.judged && c.judged.passages) c.judged.passages.forEach(function (p) { parts.push(p.around[1]); });
       c.citations.forEach(function (cit) {
         parts.push(cit.id || "", cit.source || "", cit.doi || "", cit.quote && cit.quote.cited || "");
         cit.findings.forEach(function (f) { parts.push(f[1]); });
