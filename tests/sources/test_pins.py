@@ -107,6 +107,22 @@ def test_windows_1251_without_a_charset_header() -> None:
     )  # the BOM wins
 
 
+def test_a_utf8_page_labelled_latin1_is_read_as_utf8_and_a_latin1_page_as_labelled() -> None:
+    """A UTF-8 page a server labels ISO-8859-1 was pinned as mojibake ("rÃ©sumÃ©")."""
+    text = "Le résumé du budget — 12 % de hausse, approuvé à l'unanimité."
+    for label in ("iso-8859-1", "ISO_8859-1", "latin1", "windows-1252", "us-ascii"):
+        assert decode_page(text.encode("utf-8"), f"text/html; charset={label}") == text, label
+        meta = f'<meta charset="{label}"><p>{text}</p>'
+        assert decode_page(meta.encode("utf-8"), "text/html") == meta, label
+    latin1 = text.replace("—", "-")  # Latin-1 has no dash
+    assert decode_page(latin1.encode("iso-8859-1"), "text/html; charset=iso-8859-1") == latin1
+    assert decode_page(latin1.encode("cp1252"), "text/html; charset=windows-1252") == latin1
+    pin = pin_from_answer(URL, answer(wrap("Budget", [text]).encode(), "text/html; charset=ISO-8859-1"), AT)
+    assert isinstance(pin, Pin)
+    assert pin.text is not None
+    assert text in pin.text
+
+
 def test_a_404_and_a_410_are_pinned_as_not_found_unless_after_a_transient_failure() -> None:
     for status in (404, 410):
         pin = pin_from_answer(URL, answer(b"gone", "text/html", status), AT)

@@ -12,6 +12,7 @@ the title comes from ``citation_title``, else ``og:title``, else ``<title>``.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -135,9 +136,23 @@ def _charset(content_type: str) -> str | None:
     return m.group(1) if m else None
 
 
+# Labels servers give by default whatever the bytes are (ISO-8859-1 is HTTP/1.1's old default):
+# bytes that are valid UTF-8 are read as UTF-8 despite them, as the page extractor reads them.
+_DEFAULT_LABELS = frozenset({"iso8859-1", "cp1252", "ascii"})
+
+
+def _default_label(charset: str) -> bool:
+    try:
+        return codecs.lookup(charset).name in _DEFAULT_LABELS
+    except LookupError:
+        return False
+
+
 def decode_page(body: bytes, content_type: str) -> str:
     """The text of an HTML or plain-text body: a byte-order mark, else the charset of the header,
-    else of a ``<meta>`` (HTML), else UTF-8 when it is valid, else the charset detected."""
+    else of a ``<meta>`` (HTML), else UTF-8 when it is valid, else the charset detected. A Latin-1,
+    Windows-1252 or ASCII label on bytes that are valid UTF-8 is read as UTF-8 (a UTF-8 page a
+    server labels ISO-8859-1 was pinned as mojibake: "Ã©" for "é")."""
     for bom, marked in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
         if body.startswith(bom):
             return body.decode(marked, "replace")
@@ -148,6 +163,11 @@ def decode_page(body: bytes, content_type: str) -> str:
         candidates.append(m.group(1).decode("ascii") if m else None)
     for charset in candidates:
         if charset:
+            if _default_label(charset):
+                try:
+                    return body.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
             try:
                 return body.decode(charset)
             except (LookupError, UnicodeDecodeError):
