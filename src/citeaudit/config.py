@@ -214,7 +214,8 @@ def _apply(values: dict[str, Any], table: Mapping[str, Any], where: str, base: P
             _apply_search(values, {"indexes": value}, here, base)
         elif name == "policy":
             if not isinstance(value, dict):
-                raise ConfigError(f"{here}: expected a table (unchecked, unknown, require_review, retrieved, accept_probability)")
+                keys = "unchecked, unknown, require_review, retrieved, accept_probability"
+                raise ConfigError(f"{here}: expected a table ({keys})")
             values["policy"] = Policy.from_table(value, where)
         elif name == "severity":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):

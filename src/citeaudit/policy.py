@@ -132,12 +132,12 @@ class Policy:
     require_review: bool = False  # a judge's "entailed" alone is not enough: a person must confirm
     # A judge's "entailed" on passages it was given from the cited texts (no quote was verified):
     # a judged support, not a proved one, so by default a person looks before the answer is accepted.
-    retrieved: Literal["manual_review", "accept"] = "manual_review"
+    retrieved: Literal["manual_review", "accept"] = "manual_review"  # "entailed" on retrieved passages
     # The probability of support an "entailed" verdict needs for the answer to be accepted: stricter
     # than the judge's own band, so a verdict near its edge goes to a person (an answer of one claim
     # too). A verdict with no probability is held to its confidence; one with neither (``rules``)
     # counts as it is.
-    accept_probability: float = 0.9
+    accept_probability: float = 0.9  # the probability of support an "entailed" needs to accept (0.5–1)
 
     def to_json(self) -> dict[str, object]:
         return {
