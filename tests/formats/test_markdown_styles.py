@@ -129,3 +129,58 @@ def test_a_marker_naming_no_entry_suggests_the_likely_one() -> None:
         "did you mean [1] (line 9:4)?",
         "the marker [^7] names '^7', which no entry of the references defines; did you mean [7] (line 10:4)?",
     ]
+
+
+SECTION = """# Report on Chains (2025)
+
+## Growth (2024) [1]
+
+Interoperability grew 40% in 2024 [1]. Bridges lost $2 billion [2]. Adoption doubled [3].
+
+**Citations:**
+
+1. [CoinLaw - Blockchain Interoperability Statistics 2025](https://coinlaw.io/blockchain-interoperability-statistics/)
+2. [Chainalysis report](https://www.chainalysis.com/blog/bridges?utm_source=x)
+3. https://coinlaw.io/blockchain-interoperability-statistics
+
+*This report is current as of July 18, 2025.*
+
+## Источники
+
+- Smith, J. (2020). Something. Journal.
+
+### 参考文献
+
+Note: all sources were accessed in July 2025.
+"""
+
+
+def test_a_bold_label_opens_a_references_section_and_notes_are_no_entries() -> None:
+    submission = parse_markdown(SECTION, "r.md")
+    # The heading carries a marker and a year: a heading is never a claim.
+    assert [(c.id, c.text, c.origin) for c in submission.claims] == [
+        ("c001", "Interoperability grew 40% in 2024.", "line 5:1"),
+        ("c002", "Bridges lost $2 billion.", "line 5:40"),
+        ("c003", "Adoption doubled.", "line 5:69"),
+    ]
+    sources = [
+        (c.id, c.source.kind, getattr(c.source, "title", None), c.origin)
+        for c in submission.claims[0].citations
+    ]
+    assert sources == [
+        ("1", "url", "CoinLaw - Blockchain Interoperability Statistics 2025", "line 5:35"),
+    ]
+    assert [c.id for c in submission.citations] == ["smith2020"]  # the Russian heading's entry
+    assert [(n.code, n.origin, n.message) for n in submission.notes] == [
+        (
+            "W_REFERENCE_DUPLICATE",
+            "line 11:4",
+            "[3] names the same work as [1] (line 9:4): url https://coinlaw.io/blockchain-interoperability-statistics",
+        ),
+        (
+            "W_REFERENCE_UNUSED",
+            "line 17:3",
+            "the entry at line 17:3 is never cited: no marker of the report names it",
+        ),
+        ("W_REFERENCES_EMPTY", "line 19:1", "the references heading has no entries under it"),
+    ]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from citeaudit.errors import InputError
 from citeaudit.formats.markdown_syntax import (
@@ -77,7 +78,10 @@ __all__ = ["FORMAT", "REFERENCE_HEADINGS", "STRUCTURE_CODES", "looks_like_report
 FORMAT = "markdown-report"
 REFERENCE_HEADINGS = frozenset(
     {"references", "sources", "bibliography", "works cited", "reference list", "literature cited",
-     "citations", "literature", "cited works"}
+     "citations", "literature", "cited works", "sources cited", "references and sources",
+     "список литературы", "литература", "источники", "библиография", "список источников",
+     "список использованных источников", "ссылки",
+     "参考文献", "参考资料", "引用", "引用文献", "来源", "资料来源", "参考来源"}
 )  # fmt: skip
 # The findings of a report's structure (their catalogue entries: checks/codes.py).
 STRUCTURE_CODES = (
@@ -94,10 +98,26 @@ _JOINERS = "-\u2010\u2011\u2012\u2013\u2014"  # dashes between markers ([4]–[5
 
 def _heading_name(text: str) -> str:
     """``## 5. References:`` → ``references``."""
-    words = text.strip().rstrip(":").split()
+    words = text.strip().rstrip(":：").split()
     while words and words[0].rstrip(".").isdigit():
         words = words[1:]
     return " ".join(words).casefold()
+
+
+_LABEL_LEVEL = 7  # a bold label's section ends at any heading
+
+
+def _label_name(inline: Token) -> str | None:
+    """The name of a paragraph that is one bold or emphasised label (``**Citations:**``)."""
+    children = [c for c in inline.children or [] if not (c.type == "text" and not c.content.strip(" :"))]
+    if len(children) < 3 or children[0].type not in ("strong_open", "em_open"):
+        return None
+    if children[-1].type != children[0].type.replace("_open", "_close"):
+        return None
+    inner = children[1:-1]
+    if any(c.type != "text" for c in inner):
+        return None
+    return _heading_name("".join(c.content for c in inner))
 
 
 def looks_like_report(text: str) -> bool:
@@ -179,6 +199,7 @@ class _Entry:
     identifiers: Identifiers = field(default_factory=Identifiers)
     fields: EntryFields | None = None
     used: bool = False
+    link_title: str | None = None  # the text of the one link the entry is ([Title](https://…))
 
 
 @dataclass(slots=True)
@@ -254,8 +275,21 @@ class _Reader:
                     continue
                 if self.title is None and level == 1:
                     self.title = plain or None
-                if refs_level is None:
-                    self._block(inline, "heading", self._heading_cursor(inline))
+                i += 3  # a heading names a part of the report: never a claim
+                continue
+            if (
+                t.type == "paragraph_open"
+                and t.level == 0
+                and _label_name(tokens[i + 1]) in REFERENCE_HEADINGS
+            ):
+                # **Citations:** or *Sources* on a line of its own: a references section up to
+                # the next heading of any level.
+                if refs_level is not None:
+                    self._close_refs(refs_heading)
+                refs_level = _LABEL_LEVEL
+                inline = tokens[i + 1]
+                line_start = self.index.line(inline.map[0])[0] if inline.map else 0
+                refs_heading = (line_start, len(self.entries))
                 i += 3
                 continue
             if t.type == "footnote_def":
@@ -375,8 +409,13 @@ class _Reader:
         start = self._extent(pieces[0][1], pieces[0][2])[0]
         end = self._extent(pieces[-1][1], pieces[-1][2])[1]
         shown = f"[{labels[0]}]" if labels else f"the entry at {self.origin(start)}"
-        self._add_entry(_Entry(list(dict.fromkeys(labels)), text, text.split(), hrefs, start, end,
-                               self.origin(start), shown))  # fmt: skip
+        if _is_note(children, text, hrefs):
+            return
+        entry = _Entry(
+            list(dict.fromkeys(labels)), text, text.split(), hrefs, start, end, self.origin(start), shown
+        )
+        entry.link_title = _link_title(children)
+        self._add_entry(entry)
 
     def _add_entry(self, entry: _Entry) -> None:
         if not entry.text.strip() and not entry.hrefs:
@@ -507,6 +546,66 @@ _SPACE: Any = _Space()
 # -- entries to citations ------------------------------------------------------------------
 
 
+def _url_key(url: str) -> str:
+    """The key two spellings of one page share when duplicates are counted: the URL as pinned
+    (scheme and host case, tracking parameters, fragment) without ``www.``, the scheme's ``s``
+    or a trailing slash (the pin itself keeps them)."""
+    normal = URL.normalise(url)
+    try:
+        parts = urlsplit(normal)
+    except ValueError:  # a URL no page can be pinned for ("http://[x"): compared as written
+        return "url:" + normal
+    if not parts.netloc:
+        return "url:" + normal
+    host = parts.netloc.removeprefix("www.")
+    path = parts.path.rstrip("/")
+    return "url:" + urlunsplit(("https", host, path, parts.query, ""))
+
+
+_NOTE_OPENINGS = ("note", "disclaimer", "this report", "this list", "all sources", "sources were",
+                  "last updated", "accessed on", "retrieved on", "as of", "current as of",
+                  "примечание", "注")  # fmt: skip
+
+
+def _is_note(children: list[Token], text: str, hrefs: list[str]) -> bool:
+    """A line under the references that is no reference: a date note or a disclaimer, wholly
+    emphasised (``*This report is current as of July 18, 2025.*``) or opening as one, with no
+    link and no identifier."""
+    if hrefs or "10." in text or "arxiv" in text.casefold():
+        return False
+    if text.casefold().lstrip("*_ ").startswith(_NOTE_OPENINGS):
+        return True
+    shown = [c for c in children if not (c.type in ("text", "softbreak") and not c.content.strip())]
+    return (
+        len(shown) >= 3
+        and shown[0].type in ("em_open", "strong_open")
+        and shown[-1].type == shown[0].type.replace("_open", "_close")
+    )
+
+
+def _link_title(children: list[Token]) -> str | None:
+    """The text of the one link an entry is, where nothing but punctuation (or an access date)
+    stands outside it."""
+    inside: list[Token] = []
+    outside: list[str] = []
+    depth = links = 0
+    for c in children:
+        if c.type == "link_open":
+            depth += 1
+            links += 1
+        elif c.type == "link_close":
+            depth -= 1
+        elif depth:
+            inside.append(c)
+        elif c.type == "text":
+            outside.append(c.content)
+    rest = " ".join("".join(outside).split()).strip(" -–—:.,;()").casefold()
+    if links != 1 or (rest and not rest.startswith(("accessed", "retrieved", "visited"))):
+        return None
+    title = _plain(inside)
+    return title if title and not title.lower().startswith(("http://", "https://")) else None
+
+
 def _key(first_author: str | None, year: int | str | None) -> str | None:
     """The author–year key of a work: its first author's folded surname and its year
     (``Vaswani et al.``, ``Vaswani, A.``, ``A. Vaswani`` and 2017 are all ``vaswani2017``)."""
@@ -565,8 +664,8 @@ def _entry_citations(entry: _Entry, base: str) -> list[tuple[str, Citation]]:
                                 form_note=ARXIV.form_note(value))  # fmt: skip
             key = "arxiv:" + ARXIV.normalise(value)
         else:
-            source = WorkSource(identifier=value, kind="url")
-            key = "url:" + URL.normalise(value)
+            source = WorkSource(identifier=value, kind="url", title=entry.link_title)
+            key = _url_key(value)
         out.append((key, Citation(id=cid, source=source, origin=entry.origin)))
     if not out:
         work = _work_source(entry, fields)
@@ -771,6 +870,8 @@ class _Linker:
                 continue  # a second definition of a label: markers never reach it
             plain = (w for k, w in enumerate(entry.words) if k not in entry.identifiers.words)
             fields = entry.fields = entry_fields(" ".join(plain))
+            if entry.link_title:  # [CoinLaw - Blockchain Statistics 2025](…): a title, no author
+                fields = entry.fields = EntryFields(None, None, entry.link_title, False)
             key = _key(fields.first_author, fields.year)
             suffix = _suffix(entry.words, fields.year)
             base = entry.labels[0] if entry.labels else (key + suffix if key else f"ref-{number}")
@@ -844,7 +945,7 @@ class _Linker:
         elif kind == "arxiv":
             ident = "arxiv:" + ARXIV.normalise(value)
         else:
-            ident = "url:" + URL.normalise(value)
+            ident = _url_key(value)
         entry = self.by_identifier.get(ident)
         if entry is not None:
             return entry
