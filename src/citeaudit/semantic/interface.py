@@ -32,6 +32,9 @@ class Fragment:
     citation_id: str
     text: str
     years: tuple[int, ...] = ()  # the cited work's year as verified: a claim may name it unquoted
+    # A passage found in the cited work's text for a citation with no quote (semantic/passages.py),
+    # not a verified quote: a judge may weigh it by its own bands for retrieved passages.
+    retrieved: bool = False
 
 
 class Judge(Protocol):

@@ -85,7 +85,7 @@ def evidence_of(claim: str, cited: Sequence[Cited], k: int = DEFAULT_PASSAGES) -
         assert c.text is not None
         read.setdefault(c.citation_id, (c.text, _years(c.citation)))
     passages = rank_passages(claim, [(cid, text) for cid, (text, _) in read.items()], k)
-    fragments += [Fragment(p.citation_id, p.text, read[p.citation_id][1]) for p in passages]
+    fragments += [Fragment(p.citation_id, p.text, read[p.citation_id][1], retrieved=True) for p in passages]
     texts = tuple(text.read_by(cid) for cid, (text, _) in read.items())
     abstract_only = all(not text.complete for text, _ in read.values())
     return Evidence(tuple(fragments), passages, texts, abstract_only)
