@@ -341,13 +341,14 @@ def _band(cases: Sequence[Case], fragments: Sequence[Sequence[Fragment]]) -> dic
 def judged(cases: Sequence[Case], specs: Sequence[str] = ("learned", "rules")) -> dict[str, Any]:
     """Balanced accuracy of each judge on five readings of every case: the top 1, 3 (the default) and 5
     passages as the audit builds them (``evidence_of``), the gold sentences (a case with none — WiCE's
-    not_supported — keeps its top 3 passages), and the whole text as one fragment."""
+    not_supported — keeps its top 3 passages), and the whole text as one fragment; each marked, as
+    the audit marks a passage, as read from the cited text rather than quoted (``retrieved``)."""
     top = {k: [_retrieved(c, k) for c in cases] for k in (1, K, 5)}
     gold = [
-        [Fragment("c", c.text[a:b]) for a, b in c.gold] if c.gold else r
+        [Fragment("c", c.text[a:b], retrieved=True) for a, b in c.gold] if c.gold else r
         for c, r in zip(cases, top[K], strict=True)
     ]
-    whole = [[Fragment("c", c.text)] for c in cases]
+    whole = [[Fragment("c", c.text, retrieved=True)] for c in cases]
     readings = {"top_1": top[1], "retrieved": top[K], "top_5": top[5], "gold": gold, "whole_text": whole}
     labels = [c.supported for c in cases]
     out: dict[str, Any] = {"claims": len(cases), "supported": sum(labels)}
@@ -591,7 +592,8 @@ def markdown(r: dict[str, Any]) -> str:
         "Balanced accuracy is supported against not, with no abstention: the `learned` judge with its "
         "band off (`--no-abstain`: its label on the likelier side), and the `rules` judge, which never "
         "says `entailed`, as supported where it rejects nothing (`unknown`) and not where it says "
-        "`insufficient` or `contradicted`. A passage holds a gold sentence when the two overlap by at least half of the "
+        "`insufficient` or `contradicted`. Every reading is given to the judge as the audit gives a "
+        "passage (marked retrieved, not a quote). A passage holds a gold sentence when the two overlap by at least half of the "
         'shorter. "Text in the top 3" is the mean share of the cited text the three passages cover '
         "(what recall@3 costs). Every ranking runs on the same windows (1–3 sentences of a line) with the "
         "shipped tie-breaks; the bench's reimplementation of the fused ranking returns the shipped "
