@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citeaudit.mirror import MirrorError, SqliteStore, open_mirror
 from citeaudit.resolve.indexes.interface import WorkQuery
@@ -148,3 +150,76 @@ def test_two_imports_at_once_one_runs_the_other_is_refused(tmp_path: Path, exist
         assert store.counts() == {"dblp": 3_000}  # the other dump's keys are among these
     finally:
         store.close()
+
+
+# -- fuzzing: any dump line and any cited year or title, a record, a counted skip or a one-line error
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+_WORKISH = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.text(max_size=12) | st.just("https://openalex.org/W1"),
+        "title": st.text(max_size=30) | _JSON,
+        "display_name": st.text(max_size=30) | _JSON,
+        "DOI": st.text(max_size=12),
+        "authors_parsed": _JSON,
+        "authorships": _JSON,
+        "abstract": st.text(max_size=40) | _JSON,
+        "abstract_inverted_index": _JSON
+        | st.dictionaries(st.text(max_size=6), st.lists(st.integers(-5, 50), max_size=3)),
+        "versions": _JSON,
+        "publication_year": _JSON,
+        "issued": _JSON,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_WORKISH.map(json.dumps) | st.binary(max_size=30).map(lambda b: b.decode("latin-1")), max_size=6),
+       deep=st.integers(0, 3000))  # fmt: skip
+def test_any_json_line_of_a_dump_is_a_record_or_a_counted_skip(
+    tmp_path: Path, lines: list[str], deep: int
+) -> None:
+    from citeaudit.mirror.interface import MirrorRecord, Skip
+    from citeaudit.mirror.load import importer
+
+    path = tmp_path / "dump.jsonl"
+    path.write_text("\n".join([*lines, "[" * deep + "]" * deep]) + "\n", "utf-8", errors="surrogatepass")
+    for fmt in ("arxiv", "openalex"):
+        module = importer(fmt)
+        (dump,) = module.files(str(path))
+        for unit in module.units(dump, 0, 1 << 20):
+            assert isinstance(unit, (MirrorRecord, Skip))
+    folder = tmp_path / "crossref"
+    folder.mkdir(exist_ok=True)
+    items = ", ".join(line for line in lines if line.startswith("{"))
+    (folder / "0.json").write_text('{"items": [' + items + "]}", "utf-8")
+    module = importer("crossref")
+    (dump,) = module.files(str(folder))
+    problem = ""
+    try:  # a file that is not JSON is a one-line error there (a line of JSON Lines is skipped)
+        units = list(module.units(dump, 0, 1 << 20))
+    except MirrorError as e:
+        units, problem = [], str(e)
+    assert all(isinstance(unit, (MirrorRecord, Skip)) for unit in units)
+    assert not problem or ("\n" not in problem and problem.startswith(f"{dump.name}: "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    title=st.text(max_size=40),
+    author=st.none() | st.text(max_size=15),
+    year=st.none() | st.integers(-10_000, 10_000),
+)
+def test_any_cited_title_author_and_year_is_looked_up(
+    mirror: Path, title: str, author: str | None, year: int | None
+) -> None:
+    answer = open_mirror(mirror).search_many([WorkQuery(title, author, year)])
+    assert all(a.answered for a in answer.values())
