@@ -61,3 +61,47 @@ def test_a_prefix_in_digits_that_are_not_ascii_is_a_syntax_error(raw: str) -> No
     assert not DOI.is_valid(DOI.normalise(raw))
     assert DOI.recognise(raw) is None
     assert DOI.invalid(raw) == f"{raw!r} is not a DOI (expected 10.NNNN/suffix)"
+
+
+@pytest.mark.parametrize(
+    ("url", "doi"),
+    [
+        ("https://link.springer.com/chapter/10.1007/978-3-030-58452-8_13", "10.1007/978-3-030-58452-8_13"),
+        ("https://link.springer.com/article/10.1007/s10994-021-05946-3", "10.1007/s10994-021-05946-3"),
+        (
+            "https://link.springer.com/content/pdf/10.1007/s10994-021-05946-3.pdf",
+            "10.1007/s10994-021-05946-3",
+        ),
+        (
+            "https://www.emerald.com/insight/content/doi/10.1108/JD-01-2020-0001/full/html",
+            "10.1108/jd-01-2020-0001",
+        ),
+        ("https://journals.sagepub.com/doi/abs/10.1177/0956797620904450", "10.1177/0956797620904450"),
+        ("https://onlinelibrary.wiley.com/doi/epdf/10.1002/ece3.2314", "10.1002/ece3.2314"),
+        ("https://onlinelibrary.wiley.com/doi/full/10.1002/ece3.2314", "10.1002/ece3.2314"),
+        ("https://dl.acm.org/doi/pdf/10.1145/3442188.3445922", "10.1145/3442188.3445922"),
+        (
+            "https://www.tandfonline.com/doi/full/10.1080/14719037.2020.1738797?src=recsys",
+            "10.1080/14719037.2020.1738797",
+        ),
+        ("https://www.science.org/doi/10.1126/science.abc1234", "10.1126/science.abc1234"),
+        ("https://www.nature.com/articles/s41586-021-03819-2", "10.1038/s41586-021-03819-2"),
+        ("https://dx.doi.org/10.1002/ECE3.2314", "10.1002/ece3.2314"),
+    ],
+)
+def test_a_publishers_landing_page_names_its_doi(url: str, doi: str) -> None:
+    assert DOI.recognise(url) == doi
+    assert normalize_doi(url) == doi
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/article/10.1007/x",  # /article/ is Springer's only on Springer
+        "https://www.nature.com/articles/",  # no article
+        "https://example.org/doi/",
+        "https://arxiv.org/pdf/1706.03762v5",
+    ],
+)
+def test_other_pages_name_no_doi(url: str) -> None:
+    assert DOI.recognise(url) is None
