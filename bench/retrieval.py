@@ -465,6 +465,7 @@ def measure(
     wice = wice_cases("\n", limit)
     out["wice"] = {
         "retrieval": retrieval([c for c in wice if c.label != "not_supported"]),
+        "retrieval_supported": retrieval([c for c in wice if c.supported]),
         "retrieval_one_paragraph": retrieval(
             [c for c in wice_cases(" ", limit) if c.label != "not_supported"]
         ),
@@ -620,6 +621,10 @@ def markdown(r: dict[str, Any]) -> str:
             "supported and partially supported claims:",
             "",
             *_recall_table(w["retrieval"]),
+            "",
+            f"Supported claims only ({w['retrieval_supported']['claims']}): recall@1 "
+            f"{_pct(w['retrieval_supported']['shipped']['recall_at_1'])}, recall@3 "
+            f"{_pct(w['retrieval_supported']['shipped']['recall_at_3'])} (shipped ranking).",
             "",
             "The same pages as one paragraph (sentences joined by a space, cut again by citeaudit's own "
             f"sentence splitter, so windows of two and three sentences exist; {w['retrieval_one_paragraph']['claims']} claims):",
