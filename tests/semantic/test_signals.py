@@ -35,7 +35,12 @@ def codes(claim: str, *texts: str) -> dict[str, str]:
         # numeric equivalence of the core check: 1,000 = 1000, 3,5 = 3.5
         ("Revenue reached 1000 units in 3.5 years.", "Revenue reached 1,000 units in 3,5 years.", {}),
         # a claim about something else entirely
-        ("Jupiter has ninety-five moons.", "The committee approved the budget.", {"S_LOW_COVERAGE": "0.00"}),
+        ("Jupiter has ninety-five moons.", "The committee approved the budget.",
+         {"S_NUMBER_ABSENT": "95", "S_LOW_COVERAGE": "0.00"}),
+        # numbers in words are numbers ("eight" is 8), and a digit glued to letters is none (CO2)
+        ("She had eight children.", "She had 8 children.", {}),
+        ("She had three children.", "She had eight children.", {"S_NUMBER_ABSENT": "3"}),
+        ("CO2 levels rose by 4 %.", "Carbon dioxide levels rose by 4 %.", {}),
     ],
 )  # fmt: skip
 def test_signals_per_language(claim: str, source: str, expected: dict[str, str]) -> None:

@@ -100,9 +100,11 @@ def test_without_vetoes_the_model_alone_would_say_entailed() -> None:
     assert isinstance(judge, LearnedJudge)
     bare = judge.without_vetoes()
     for claim_id, (text, quote) in _WRONG.items():
-        if claim_id != "c4":  # a name replaced: the probability alone already keeps it out of entailed
+        # A name replaced, two names swapped: the probability alone already keeps them out of entailed
+        # (the names_reversed feature); the negation gets past it.
+        if claim_id == "c1":
             assert bare.judge(text, [Fragment("q", quote)]).label == "entailed", text
-        assert judge.judge(text, [Fragment("q", quote)]).label == "unknown", text
+        assert judge.judge(text, [Fragment("q", quote)]).label in ("unknown", "insufficient"), text
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
-from citeaudit.checks.numbers import NumberMention, extract_numbers
+from citeaudit.checks.numbers import NumberMention
+from citeaudit.semantic.antonyms import antonyms_of, base_forms
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.signals import (
     ABSOLUTE_CUES,
@@ -37,12 +38,14 @@ from citeaudit.semantic.signals import (
     STOPWORDS,
     WORD_RE,
     Words,
+    number_mentions,
+    number_values,
     sentences,
 )
 
 __all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
 
-FEATURE_SET = "lexical-2"
+FEATURE_SET = "lexical-3"
 
 # (name, one-line definition), in the order of the model's weights.
 FEATURES: tuple[tuple[str, str], ...] = (
@@ -116,6 +119,26 @@ FEATURES: tuple[tuple[str, str], ...] = (
         "share of the pairs of a name and another content word of the claim, both in its best sentence, "
         "that it has in the other order (a name on the other side of the verb)",
     ),
+    (
+        "reported_speech",
+        "1 when the best sentence reports what someone said or holds (said, claimed, according to…) "
+        "and the claim does not",
+    ),
+    (
+        "antonym",
+        "1 when a word of the claim that its best sentence lacks has its WordNet antonym there "
+        "(won/lost, largest/smallest, increase/decrease)",
+    ),
+    (
+        "name_replaced",
+        "1 when a name of the claim that its best sentence lacks (but the fragments have) stands where "
+        "that sentence has another name, beside the same word",
+    ),
+    (
+        "names_reversed",
+        "1 when two names of the claim are on the other sides of a word of the claim in the evidence "
+        "sentence holding both (S_NAMES_REVERSED)",
+    ),
 )
 # How each feature reads by its meaning: +1 the more of it, the more the fragments show the claim
 # (coverage, pairs found), -1 the less (words, numbers, names missing; a one-sided negation), 0 neither
@@ -141,6 +164,10 @@ DIRECTIONS: dict[str, int] = {
             "direction_opposed",
             "order_flipped",
             "names_flipped",
+            "reported_speech",
+            "antonym",
+            "name_replaced",
+            "names_reversed",
         ),
         -1,
     ),
@@ -155,10 +182,7 @@ _CAUSE = frozenset(
         "causing",
         "because",
         "due",
-        "lead",
         "leads",
-        "led",
-        "leading",
         "result",
         "results",
         "resulting",
@@ -242,6 +266,12 @@ _DOWN = frozenset(
         "slowing",
     )
 )
+# Reported speech: the sentence tells what someone said, claimed or believes, not that it is so.
+_REPORTED = frozenset(
+    """said says claimed claims claiming argued argues stated alleged alleges allegedly asserted asserts
+    insisted insists believes believed contended contends denied denies""".split()  # noqa: SIM905
+)
+_REPORTED_RE = re.compile(r"\baccording to\b")
 _DEFINES_RE = re.compile(r"^[^,;:]{1,80}? (?:is|was|are|were) (?:a|an|the) |\brefers? to\b|\bknown as\b")
 _MAX_NUMBERS = 3
 
@@ -259,6 +289,8 @@ class PairFeatures:
     numbers_absent: tuple[NumberMention, ...]
     names_absent: tuple[str, ...] = ()  # the claim's names (as written) found in no fragment
     names_reversed: tuple[tuple[str, str], ...] = ()  # two names an evidence sentence has the other way round
+    antonyms: tuple[tuple[str, str], ...] = ()  # a claim word and its antonym in the best sentence
+    names_replaced: tuple[tuple[str, str], ...] = ()  # a claim name and the best sentence's name in its place
 
     @property
     def unsupported(self) -> tuple[tuple[int, int], ...]:
@@ -349,7 +381,8 @@ def name_runs(text: str) -> tuple[NameRun, ...]:
         gap = text[max(previous_end, 0) : m.start()]
         starts_sentence = previous_end < 0 or bool(_SENTENCE_GAP_RE.search(gap))
         previous_end = m.end()
-        capital = m.group()[0].isupper()
+        # A capitalised word glued to a digit is a formula or a code (CO2, G7), no name.
+        capital = m.group()[0].isupper() and not text[m.end() : m.end() + 1].isdigit()
         if words and (not capital or gap.strip(" ") or starts_sentence):
             close()
             words = []
@@ -404,24 +437,22 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
 
 class _NameOrder:
     """Whether two names of the claim, both in the evidence, are told the other way round — "B defeated
-    A" cited for "A defeated B". Any one of three readings says so:
+    A" cited for "A defeated B". The claim must have a word of no name between the two (not only
+    joining words: a list told in another order says the same), and one of these readings holds:
 
-    - *around a word*: the evidence sentences holding both, capitalised, that share the most content
-      words with the claim (where no sentence holds both, windows of up to three consecutive sentences
-      of one fragment) never have them in the claim's order, and one of them has a word the claim has
-      between the two names between them too: the word, a verb most often, that the names sit on
-      either side of;
-    - *everywhere*: every evidence sentence holding both has them the other way round, and the claim
-      has a content word between them;
-    - *each in the other's place*: the claim has each name beside a word (right before or right after
-      it) that the evidence has on that side of the other name and never of this one.
+    - *two sides of one word*: the claim has a content word between the names, at most four words
+      apart, and of the evidence sentences holding both (capitalised) those sharing the most content
+      words with the claim never have them in the claim's order and one has that word between them,
+      at most four words apart (the word, a verb most often, that the names are the two sides of);
+    - *always the other way round*: no evidence sentence holding both has them in the claim's order,
+      and one has a content word of no name between them (so a name beside its expansion,
+      "National Aeronautics and Space Administration (NASA)", is no reversal: nothing stands between);
+    - *each in the other's place*: the claim has each name right beside a word (no joining word, no
+      word of a name) that the evidence has on that side of the other name and never of this one.
 
-    A list is no reversal: "A, B and C" told as "C, A and B" has no word between two of its names but
-    other names and joining words (and, or…), so neither the first two readings nor the third (which
-    needs a word between the names) are made, and no joining word or name counts as a place. "By" after
-    a participle between the names on one side only turns the order round: "B was defeated by A" is
-    "A defeated B" (and where either side has one, the third reading, which a passive defeats, is not
-    made)."""
+    A passive turns the order round: "B was defeated by A" is "A defeated B", and where a sentence
+    holding both has a passive between them and the claim has none (or the other way about), the
+    third reading is not made."""
 
     def __init__(self, claim: _Claim, ev: _Evidence, where: dict[str, set[int]]) -> None:
         self.claim = claim
@@ -431,8 +462,8 @@ class _NameOrder:
         self.folded = [m.group().casefold() for m in self.raw]
         self.in_name = [any(r.start <= m.start() < r.end for r in claim.names) for m in self.raw]
         self.listed = _COORDINATORS | {w for w, named in zip(self.folded, self.in_name, strict=True) if named}
-        self._read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
         self._beside: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
+        self._read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
         self._holding: dict[tuple[str, ...], list[int]] = {}
 
     def sentence(self, j: int) -> tuple[list[tuple[bool, str]], list[str]]:
@@ -469,70 +500,84 @@ class _NameOrder:
         return self._beside[run.stems]
 
     def in_place_of(self, a: NameRun, b: NameRun) -> bool:
-        """The claim has ``a`` beside a word that the evidence has on that side of ``b`` and never of
-        ``a`` (no joining word, no word of a name): ``a`` sits where ``b`` does."""
+        """The claim has ``a`` right beside a word that the evidence has on that side of ``b`` and never
+        of ``a`` (see :meth:`place`): ``a`` sits where ``b`` does."""
         inside = [k for k, m in enumerate(self.raw) if a.start <= m.start() and m.end() <= a.end]
         if not inside:
             return False
         left = self.folded[inside[0] - 1] if inside[0] else "^"
         right = self.folded[inside[-1] + 1] if inside[-1] + 1 < len(self.folded) else "$"
         (a_before, a_after), (b_before, b_after) = self.neighbours(a), self.neighbours(b)
-        return (left in b_before and left not in a_before and left not in self.listed) or (
-            right in b_after and right not in a_after and right not in self.listed
+        return (self.place(left) and left in b_before and left not in a_before) or (
+            self.place(right) and right in b_after and right not in a_after
         )
+
+    def place(self, word: str) -> bool:
+        """A word that can mark a name's place: one of no name of the claim, no joining word, not a
+        sentence's edge (a name that starts or ends one is often its subject or a parenthesis)."""
+        return word not in self.listed
 
     def reversed(self, a: NameRun, b: NameRun) -> bool:
         """``a`` before ``b`` in the claim; see the class."""
         span = [k for k, m in enumerate(self.raw) if a.end <= m.start() and m.end() <= b.start]
         claim_by = any(_passive_by(self.folded, k) for k in span)
         # The words the two names sit on either side of: the claim's content words between them that are
-        # no part of a name, or its stop words there when it has no content word there ("University of
-        # Vienna"); never the words that only join a list.
+        # no part of a name, never the words that only join a list.
         words = [self.folded[k] for k in span if not self.in_name[k] and self.folded[k] not in _COORDINATORS]
-        content = {w[:STEM] for w in words if w not in STOPWORDS and (len(w) >= 3 or w.isdigit())}
-        between = content or {w[:STEM] for w in words}
-        with_a, with_b = self.holding(a), self.holding(b)
-        units: list[tuple[int, ...]] = [(j,) for j in sorted(set(with_a) & set(with_b))]
-        if not units:
-            units = sorted(
-                {
-                    tuple(range(min(i, k), max(i, k) + 1))
-                    for i in with_a
-                    for k in with_b
-                    if abs(i - k) < _WINDOW and self.ev.owner[i] == self.ev.owner[k]
-                }
-            )
-        if units:
-            shares = [
-                len(set().union(*(self.ev.terms[j] for j in unit)) & self.claim.terms) for unit in units
-            ]
+        if not words:  # side by side, or items of one list ("A, B and C"): no place to swap
+            return False
+        between = {  # by their first four letters: "beat" and "beaten" are one verb
+            w[:4] for w in words if w not in STOPWORDS and (len(w) >= 3 or w.isdigit())
+        }
+        both = sorted(set(self.holding(a)) & set(self.holding(b)))
+        if between and both:
+            shares = [len(self.ev.terms[j] & self.claim.terms) for j in both]
             top = max(shares)
-            same_top = same_any = around = False
-            passive_any = claim_by
-            for shared, unit in zip(shares, units, strict=True):
-                tokens = [t for j in unit for t in self.sentence(j)[0]]
-                folded = [w for j in unit for w in self.sentence(j)[1]]
+            same_top = same_any = around = apart = False
+            for shared, j in zip(shares, both, strict=True):
+                tokens, folded = self.sentence(j)
                 for i in _name_at(tokens, a):
                     for k in _name_at(tokens, b):
                         lo, hi = (i, k - len(b.stems) + 1) if i < k else (k, i - len(a.stems) + 1)
                         passive = any(_passive_by(folded, t) for t in range(lo, hi))
-                        passive_any = passive_any or passive
+                        inner = [
+                            w
+                            for w, (upper, _) in zip(folded[lo + 1 : hi], tokens[lo + 1 : hi], strict=True)
+                            if not upper and w not in STOPWORDS and len(w) >= 3
+                        ]
                         if (i < k) == (passive == claim_by):
                             same_any = True
                             same_top = same_top or shared == top
-                        elif shared == top and not around:
-                            around = any(w[:STEM] in between for w in folded[lo + 1 : hi])
-            if (around and not same_top) or (content and not same_any and len(units[0]) == 1):
-                return True
-            if passive_any:  # a passive moves both names to each other's place: told the same way
+                        elif inner:
+                            apart = True  # the other way round, a word of no name between them
+                            if shared == top and len(span) <= _ARGUMENT_GAP and hi - lo - 1 <= _ARGUMENT_GAP:
+                                around = around or any(w[:4] in between for w in inner)
+            if same_top:
                 return False
-        elif claim_by:
+            if around or (apart and not same_any):
+                return True
+        return self.swapped_places(a, b, claim_by)
+
+    def swapped_places(self, a: NameRun, b: NameRun, claim_by: bool) -> bool:
+        """Each name where the other one is (see the class), where a passive on one side only does not
+        explain it: a passive puts each name in the other's place and says the same ("B was defeated
+        by A" for "A defeated B"), so a sentence holding both with a passive between them where the
+        claim has none (or none where the claim has one) is no reversal, and a passive claim is read
+        only against a sentence holding both."""
+        both = sorted(set(self.holding(a)) & set(self.holding(b)))
+        if claim_by and not both:
             return False
-        if not words:  # side by side, or items of one list ("A, B and C"): no place to swap
-            return False
+        for j in both:
+            tokens, folded = self.sentence(j)
+            for i in _name_at(tokens, a):
+                for k in _name_at(tokens, b):
+                    if any(_passive_by(folded, t) for t in range(min(i, k), max(i, k))) != claim_by:
+                        return False
         return self.in_place_of(a, b) and self.in_place_of(b, a)
 
 
+_ARTICLES = frozenset(("the", "a", "an"))
+_ARGUMENT_GAP = 4  # at most this many words between two names that are the two sides of one verb
 _LOWER = (False, "")  # a word that is no part of a name, as _NameOrder.sentence reads it
 
 
@@ -594,12 +639,110 @@ def _negations(words: Words) -> int:
     return count
 
 
-def _number_values(text: str) -> set[Decimal]:
-    return {v for m in extract_numbers(text) for r in m.readings for v in r}
-
-
 def _share(found: float, total: float) -> float:
     return found / total if total else 1.0
+
+
+def _part(found: float, total: float) -> float:
+    """A share that is 0 with nothing to count (a claim with no content word shares none)."""
+    return found / total if total else 0.0
+
+
+@lru_cache(maxsize=65536)
+def _forms(word: str) -> frozenset[str]:
+    """A word and its WordNet base forms."""
+    return base_forms(word) | {word}
+
+
+def _antonyms(claim: _Claim, sentence: Words) -> tuple[tuple[str, str], ...]:
+    """The claim's words its best sentence lacks (in any base form) whose WordNet antonym the sentence
+    has, where the claim lacks that antonym: "won" cited for "lost", "largest" for "smallest"."""
+    if not sentence.tokens:
+        return ()
+    words = [w for w in claim.words.tokens if w.isalpha()]
+    claim_forms = set().union(*(_forms(w) for w in words)) if words else set()
+    sentence_words = [w for w in dict.fromkeys(sentence.tokens) if w.isalpha()]
+    sentence_forms = {w: _forms(w) for w in sentence_words}
+    every = set().union(*sentence_forms.values()) if sentence_forms else set()
+    found: list[tuple[str, str]] = []
+    for word in dict.fromkeys(words):
+        opposite = antonyms_of(word)
+        if not opposite or _forms(word) & every:
+            continue
+        for other, forms in sentence_forms.items():
+            if forms & opposite and not forms & claim_forms:
+                found.append((word, other))
+                break
+    return tuple(found)
+
+
+def _context(words: Sequence[str], named: Sequence[bool], lo: int, hi: int) -> tuple[set[str], set[str]]:
+    """The words that mark where the name of words ``[lo, hi)`` stands, on each side: the word right
+    beside it (an article, a name's word or a sentence's edge is none) and the nearest content word
+    within three words (stems)."""
+
+    def pick(order: Sequence[int]) -> set[str]:
+        out: set[str] = set()
+        for n, k in enumerate(order):
+            if named[k]:
+                break
+            w = words[k]
+            if n == 0 and w not in _ARTICLES:
+                out.add(w)
+            if w not in STOPWORDS and (len(w) >= 3 or w.isdigit()):
+                out.add(w[:STEM])
+                break
+        return out
+
+    return pick(range(lo - 1, max(-1, lo - 4), -1)), pick(range(hi, min(len(words), hi + 3)))
+
+
+def _placed_names(text: str, runs: Sequence[NameRun]) -> tuple[list[str], list[bool], list[tuple[int, int]]]:
+    """A text's words (casefolded), which are part of a name, and each name's word range."""
+    raw = list(WORD_RE.finditer(text))
+    words = [m.group().casefold() for m in raw]
+    spans: list[tuple[int, int]] = []
+    named = [False] * len(raw)
+    for run in runs:
+        inside = [k for k, m in enumerate(raw) if run.start <= m.start() and m.end() <= run.end]
+        for k in inside:
+            named[k] = True
+        spans.append((inside[0], inside[-1] + 1) if inside else (0, 0))
+    return words, named, spans
+
+
+def _replaced_names(claim: _Claim, sentence: str, ev: _Evidence) -> tuple[tuple[str, str], ...]:
+    """A name of the claim that the fragments have but its best sentence does not, standing beside a
+    word that the best sentence has beside another name, one the claim lacks: "directed by Anna Lee"
+    cited for "directed by Tom Hart" where Anna Lee is elsewhere in the passage."""
+    if not claim.names:
+        return ()
+    runs = name_runs(sentence)
+    sentence_capitals = {_name_stem(w) for w in WORD_RE.findall(sentence) if w[0].isupper()}
+    claim_capitals = {stem for run in claim.names for stem in run.stems}
+    evidence_terms = ev.all_terms
+    others = [
+        (k, run)
+        for k, run in enumerate(runs)
+        if not set(run.stems) & claim_capitals and len("".join(run.stems)) > 1 and not run.first
+    ]
+    if not others:
+        return ()
+    s_words, s_named, s_spans = _placed_names(sentence, runs)
+    c_words, c_named, c_spans = _placed_names(claim.text, claim.names)
+    found: list[tuple[str, str]] = []
+    for run, (lo, hi) in zip(claim.names, c_spans, strict=True):
+        if run.first or hi <= lo or len("".join(run.stems)) <= 1 or set(run.stems) & sentence_capitals:
+            continue  # (a sentence's first word may be capitalised only for being first)
+        if not all(stem in evidence_terms or len(stem) < 3 for stem in run.stems):
+            continue  # a name the passage lacks is S_NAME_ABSENT's
+        before, after = _context(c_words, c_named, lo, hi)
+        for k, other in others:
+            o_before, o_after = _context(s_words, s_named, *s_spans[k])
+            if before & o_before or after & o_after:
+                found.append((run.text, other.text))
+                break
+    return tuple(found)
 
 
 class _Evidence:
@@ -654,7 +797,7 @@ def _claim(claim: str) -> _Claim:
         terms=frozenset(term_list),
         pairs=frozenset((a, b) for a, b in itertools.pairwise(term_list) if a != b),
         triples=frozenset(zip(stems, stems[1:], stems[2:], strict=False)),
-        numbers=tuple(extract_numbers(claim)),
+        numbers=number_mentions(claim),
         capitals=frozenset(t.term for t in tokens[1:] if t.capital and t.term is not None),
         soft=frozenset(t.word[:4] for t in tokens if t.term is not None),
         words=words,
@@ -751,7 +894,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     numbers = side.numbers
     absent_numbers: list[NumberMention] = []
     if numbers:  # the fragments' numbers are read only for a claim that has some
-        supported_numbers = set().union(*(_number_values(f.text) for f in fragments)) if fragments else set()
+        supported_numbers = set().union(*(number_values(f.text) for f in fragments)) if fragments else set()
         supported_numbers.update(Decimal(y) for f in fragments for y in f.years)
         absent_numbers = [m for m in numbers if not any(r <= supported_numbers for r in m.readings)]
 
@@ -776,6 +919,12 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         if raised
     )
     names_absent, names_reversed = _names(side, ev)
+    best_text = ev.texts[best_i] if best_i >= 0 else ""
+    antonyms = _antonyms(side, best_words)
+    replaced = _replaced_names(side, best_text, ev) if best_i >= 0 else ()
+    reported = bool(set(best_words.tokens) & _REPORTED or _REPORTED_RE.search(best_words.folded)) and not (
+        side.word_set & _REPORTED or _REPORTED_RE.search(side.words.folded)
+    )
     # Both negated, the claim more often ("had no idea" -> "had not no idea"): a negation added.
     added = side.negated and not negation and _negations(side.words) > _negations(best_words)
     signals += tuple(
@@ -784,6 +933,9 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
             ("S_NEGATION_ADDED", added),
             ("S_NAME_ABSENT", bool(names_absent)),
             ("S_NAMES_REVERSED", bool(names_reversed)),
+            ("S_ANTONYM", bool(antonyms)),
+            ("S_NAME_REPLACED", bool(replaced)),
+            ("S_REPORTED_SPEECH", reported),
         )
         if raised
     )
@@ -813,12 +965,16 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         _share(len(covered), n_terms),
         _share(weight(covered), total_w),
         math.log1p(n_terms - len(covered)),
-        _share(len(pairs_greedy), len(claim_pairs)),
+        _share(len(pairs_greedy), len(claim_pairs)) if claim_pairs else _part(len(covered), n_terms),
         _share(len(anchored), n_terms),
         math.log1p(n_terms - len(anchored)),
-        _share(len(pairs_found), len(claim_pairs)),
-        _share(len(pairs_window), len(claim_pairs)),
-        _share(len(triples_found), len(claim_triples)),
+        # A claim of one content word has no pair, one of one or two words no triple: the share of its
+        # words found stands for them (never 1.0 with no word found).
+        _share(len(pairs_found), len(claim_pairs))
+        if claim_pairs
+        else _part(n_terms - len(missing_all), n_terms),
+        _share(len(pairs_window), len(claim_pairs)) if claim_pairs else _part(len(window_hit), n_terms),
+        _share(len(triples_found), len(claim_triples)) if claim_triples else _part(len(window_hit), n_terms),
         math.log1p(len(missing_all)),
         math.log1p(len(missing_window)),
         max((idf[t] for t in missing_window), default=0.0) / 4.0,
@@ -839,6 +995,10 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         math.log1p(len(best_hit)),
         1.0 if _DEFINES_RE.search(best_words.folded) else 0.0,
         *_order(side, ev.sequence[best_i] if best_i >= 0 else []),
+        1.0 if reported else 0.0,
+        1.0 if antonyms else 0.0,
+        1.0 if replaced else 0.0,
+        1.0 if names_reversed else 0.0,
     )
     relied = tuple(dict.fromkeys(fragments[ev.owner[j]].citation_id for j in window))
     return PairFeatures(
@@ -851,6 +1011,8 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         tuple(absent_numbers),
         names_absent,
         names_reversed,
+        antonyms,
+        replaced,
     )
 
 

@@ -52,7 +52,9 @@ __all__ = [
 MODEL_FORMAT = "citeaudit-learned-judge"
 MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
-PROMPT_VERSION = "learned-3"  # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds
+# 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds; 4: number words, antonyms,
+# a name put in another's place, reported speech, names reversed only around a shared word
+PROMPT_VERSION = "learned-4"
 _REASONS = 3
 
 #: Signals that each show a reader the claim says something its fragments do not, whatever the words
@@ -64,7 +66,9 @@ VETOES: tuple[str, ...] = (
     "S_NUMBER_ABSENT",  # a number of the claim is in no fragment
     "S_LOW_COVERAGE",  # under half the claim's content words are in the fragments
     "S_NAME_ABSENT",  # a name of the claim (capitalised words, not a sentence's first) is in no fragment
-    "S_NAMES_REVERSED",  # two names that every sentence holding both has the other way round
+    "S_NAMES_REVERSED",  # two names on the other sides of a word of the claim, at most four words apart
+    "S_ANTONYM",  # a word of the claim whose WordNet antonym its best sentence has instead
+    "S_NAME_REPLACED",  # a name of the claim where its best sentence has another name of the passage
 )
 
 
@@ -77,6 +81,8 @@ def vetoes_of(found: PairFeatures) -> tuple[str, ...]:
         "S_LOW_COVERAGE": f"content words found {found.values[1]:.2f}",
         "S_NAME_ABSENT": ", ".join(found.names_absent),
         "S_NAMES_REVERSED": ", ".join(f"{a} / {b}" for a, b in found.names_reversed),
+        "S_ANTONYM": ", ".join(f"{a} / {b}" for a, b in found.antonyms),
+        "S_NAME_REPLACED": ", ".join(f"{a} / {b}" for a, b in found.names_replaced),
     }
     return tuple(f"{code} ({details[code]})" for code in VETOES if code in found.signals)
 

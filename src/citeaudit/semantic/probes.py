@@ -8,8 +8,16 @@ Each edit is deterministic and made only where it applies:
 - ``name_replaced``: a name of the claim that the evidence contains (a run of capitalised words that
   does not start a sentence) replaced by a name from another claim of the set that no fragment has;
 - ``names_swapped``: two names of the claim, both in the evidence capitalised and with a word between
-  them (not "TCP/IP", not an abbreviation beside its expansion), swapped;
-- ``number_changed``: a number of the claim that the evidence contains changed to one it does not.
+  them (not "TCP/IP", not an abbreviation beside its expansion), swapped — never two items of one list
+  ("Greece and Rome", "Brazil, Canada, China": only other names and joining words between them), whose
+  swap leaves the claim true;
+- ``number_changed``: a number of the claim that the evidence contains changed to one it does not;
+- ``number_word_changed``: a number written in words ("eight") that the evidence has, as a numeral or in
+  words, changed to another number word of the set's claims that it has in neither form ("three");
+- ``antonym``: a word of the claim that the evidence has replaced by its WordNet antonym (its base
+  form: "won" by "lose", "largest" by "small"), one the evidence does not have;
+- ``name_from_passage``: a name of the claim that the evidence has replaced by another name of the
+  same evidence that the claim does not have (the name a careless writer takes from the next line).
 
 Survival is the share of the pairs the judge calls ``entailed`` unedited that it still calls
 ``entailed`` after the edit. A judge a reader could trust keeps it near zero: each edited claim says
@@ -24,19 +32,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from text_to_num import alpha2digit
+
 from citeaudit.checks.numbers import extract_numbers
+from citeaudit.semantic.antonyms import antonyms_of
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.features import NameRun, name_runs
 from citeaudit.semantic.interface import Judge
-from citeaudit.semantic.signals import WORD_RE
+from citeaudit.semantic.signals import WORD_RE, number_values
 
-__all__ = ["EDITS", "edit_claim", "probe"]
+__all__ = ["EDITS", "edit_claim", "number_word", "probe"]
 
-EDITS = ("not", "never", "name_replaced", "names_swapped", "number_changed")
+EDITS = (
+    "not",
+    "never",
+    "name_replaced",
+    "names_swapped",
+    "number_changed",
+    "number_word_changed",
+    "antonym",
+    "name_from_passage",
+)
 _AUXILIARY = frozenset(
     "is are was were has have had can could will would shall should may might must does do did".split()  # noqa: SIM905
 )
 _BATCH = 64
+_JOINING = frozenset(("and", "or", "nor", "as", "well", "both", "either", "neither", "also"))
 
 
 def _digest(text: str) -> int:
@@ -84,10 +105,18 @@ def _replace_name(claim: str, evidence: str, pool: Sequence[str]) -> str | None:
 
 def _swap_names(claim: str, evidence: str) -> str | None:
     runs = _evidence_names(claim, evidence)
+    every = name_runs(claim)
     for i, a in enumerate(runs):
         for b in runs[i + 1 :]:
             if set(a.stems) & set(b.stems) or not WORD_RE.search(claim[a.end : b.start]):
                 continue  # the same name, or two names of one thing ("UBI (Universal Basic Income)")
+            between = [
+                m.group().casefold()
+                for m in WORD_RE.finditer(claim, a.end, b.start)
+                if not any(r.start <= m.start() < r.end for r in every)
+            ]
+            if all(w in _JOINING for w in between):
+                continue  # two items of one list ("Greece and Rome", "Brazil, Canada, China"): still true
             return claim[: a.start] + b.text + claim[a.end : b.start] + a.text + claim[b.end :]
     return None
 
@@ -112,14 +141,70 @@ def _change_number(claim: str, evidence: str) -> str | None:
     return None
 
 
-def edit_claim(edit: str, claim: str, evidence: str, pool: Sequence[str] = ()) -> str | None:
-    """The claim with one edit made, or None where it does not apply. ``pool``: names to replace with."""
+def number_word(word: str) -> int | None:
+    """The value of one number word as text2num reads it ("eight" is 8), None for any other word."""
+    converted = alpha2digit(word, "en", threshold=2)
+    return int(converted) if converted != word and converted.isdigit() else None
+
+
+def _change_number_word(claim: str, evidence: str, words: Sequence[str]) -> str | None:
+    have = number_values(evidence)
+    for m in WORD_RE.finditer(claim):
+        value = number_word(m.group().casefold())
+        if value is None or value not in have:
+            continue
+        start = _digest(claim + "\x1f" + m.group()) % len(words) if words else 0
+        for k in range(len(words)):
+            other = words[(start + k) % len(words)]
+            new = number_word(other)
+            if new is not None and new != value and new not in have:
+                text = other.capitalize() if m.group()[0].isupper() else other
+                return claim[: m.start()] + text + claim[m.end() :]
+    return None
+
+
+def _antonym(claim: str, evidence: str) -> str | None:
+    have = {w.casefold() for w in WORD_RE.findall(evidence)}
+    words = [m for m in WORD_RE.finditer(claim) if m.group().isalpha() and m.group().casefold() in have]
+    if not words:
+        return None
+    first = _digest(claim) % len(words)
+    for k in range(len(words)):
+        m = words[(first + k) % len(words)]
+        for other in sorted(antonyms_of(m.group().casefold())):
+            if other not in have:
+                return claim[: m.start()] + other + claim[m.end() :]
+    return None
+
+
+def _name_from_passage(claim: str, evidence: str) -> str | None:
+    runs = [run for run in _evidence_names(claim, evidence) if not run.first]
+    if not runs:
+        return None
+    run = runs[_digest(claim) % len(runs)]
+    mine = _stems(claim)
+    others = sorted(
+        {r.text for r in name_runs(evidence) if not r.first and len(r.text) > 2 and not set(r.stems) & mine}
+    )
+    if not others:
+        return None
+    return claim[: run.start] + others[_digest(claim + "\x1f" + run.text) % len(others)] + claim[run.end :]
+
+
+def edit_claim(
+    edit: str, claim: str, evidence: str, pool: Sequence[str] = (), numbers: Sequence[str] = ()
+) -> str | None:
+    """The claim with one edit made, or None where it does not apply. ``pool``: names to replace with;
+    ``numbers``: number words to change a number word to."""
     makers: dict[str, Callable[[], str | None]] = {
         "not": lambda: _negate(claim, "not"),
         "never": lambda: _negate(claim, "never"),
         "name_replaced": lambda: _replace_name(claim, evidence, pool),
         "names_swapped": lambda: _swap_names(claim, evidence),
         "number_changed": lambda: _change_number(claim, evidence),
+        "number_word_changed": lambda: _change_number_word(claim, evidence, numbers),
+        "antonym": lambda: _antonym(claim, evidence),
+        "name_from_passage": lambda: _name_from_passage(claim, evidence),
     }
     if edit not in makers:
         raise ValueError(f"unknown probe edit {edit!r}")
@@ -139,6 +224,14 @@ def probe(judge: Judge, pairs: Sequence[Pair]) -> dict[str, Any]:
     """Per edit: the pairs it applies to, those of them the judge calls ``entailed`` unedited, how
     many of those stay ``entailed`` edited, and that share (None where the judge said none)."""
     pool = sorted({run.text for p in pairs for run in name_runs(p.claim) if not run.first})
+    numbers = sorted(
+        {
+            w.casefold()
+            for p in pairs
+            for w in WORD_RE.findall(p.claim)
+            if number_word(w.casefold()) is not None
+        }
+    )
     before = _labels(judge, pairs)
     out: dict[str, Any] = {}
     for edit in EDITS:
@@ -146,7 +239,7 @@ def probe(judge: Judge, pairs: Sequence[Pair]) -> dict[str, Any]:
         was: list[str] = []
         for pair, label in zip(pairs, before, strict=True):
             evidence = "\n".join(f.text for f in pair.fragments)
-            claim = edit_claim(edit, pair.claim, evidence, pool)
+            claim = edit_claim(edit, pair.claim, evidence, pool, numbers)
             if claim is not None:
                 edited.append(replace(pair, claim=claim))
                 was.append(label)

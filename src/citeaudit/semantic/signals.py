@@ -2,6 +2,10 @@
 than its cited fragments. They never give a verdict; they route a claim (to a
 judge, to a person) and explain why.
 
+Numbers are read as the numbers check reads them, and also where they are written in words
+("eight", "twenty-one", "a million": text2num reads English number words, from two up), while a digit
+glued to the letters before it is part of a name or formula, not a number ("CO2", "H2O", "G7").
+
 Words are compared casefolded and by a five-letter prefix, a crude stem that
 holds for English plurals and most Russian inflection ("снижает" and
 "снижают" meet). Chinese has no spaces, so Han text is compared by character
@@ -14,8 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
-from citeaudit.checks.numbers import extract_numbers
+from text_to_num import alpha2digit
+
+from citeaudit.checks.numbers import NumberMention, extract_numbers
 from citeaudit.semantic.interface import Fragment
 
 __all__ = [
@@ -31,6 +38,8 @@ __all__ = [
     "Words",
     "analyse",
     "content_terms",
+    "number_mentions",
+    "number_values",
     "sentences",
 ]
 
@@ -194,14 +203,65 @@ class SignalReport:
         return tuple(s.code for s in self.signals)
 
 
-def _number_values(text: str) -> set[Decimal]:
-    return {v for m in extract_numbers(text) for r in m.readings for v in r}
+_SCALES = frozenset(Decimal(10) ** k for k in (2, 3, 6, 9, 12))
+_NUMBER_WORD_FROM = 2  # "one" is too often no number ("one of the first", "no one") to be read as 1
+_MAX_WORDS_TEXT = 200_000  # past this a fragment's number words are not read (its digits still are)
+
+
+def _glued(text: str, start: int) -> bool:
+    """A digit right after a letter of an alphabet: part of a name or formula (CO2, H2O, G7, MP3). A digit
+    after a Han character is a number ("死亡率30%")."""
+    return start > 0 and text[start - 1].isalpha() and text[start - 1] < "\u3000"
+
+
+def _placed(text: str, mentions: Sequence[NumberMention]) -> list[tuple[NumberMention, int]]:
+    """Each mention with where it starts (mentions come in the order of the text)."""
+    out: list[tuple[NumberMention, int]] = []
+    at = 0
+    for mention in mentions:
+        start = text.find(mention.text, at)
+        if start >= 0:
+            at = start + len(mention.text)
+        out.append((mention, start))
+    return out
+
+
+def _unglued(text: str, mentions: Sequence[NumberMention]) -> list[NumberMention]:
+    return [m for m, start in _placed(text, mentions) if not _glued(text, start)]
+
+
+@lru_cache(maxsize=2048)
+def number_mentions(text: str) -> tuple[NumberMention, ...]:
+    """The numbers of a text: its numerals (as the numbers check reads them), then its English number
+    words as text2num reads them ("eight" is 8, "twenty-one" 21, "a million" 1,000,000), each written
+    as text2num writes it. A digit glued to a letter is no number (CO2); a scale word after a numeral
+    ("1.5 million") adds no number of its own."""
+    out = _unglued(text, extract_numbers(text))
+    if len(text) > _MAX_WORDS_TEXT or not any(c.isalpha() for c in text):
+        return tuple(out)
+    converted = alpha2digit(text, "en", threshold=_NUMBER_WORD_FROM)
+    if converted == text:
+        return tuple(out)
+    have = {m.text for m in out}
+    for mention, start in _placed(converted, extract_numbers(converted)):
+        if mention.text in have or _glued(converted, start):
+            continue
+        before = converted[:start].rstrip()
+        if before[-1:].isdigit() and any(r <= _SCALES for r in mention.readings):
+            continue  # "1.5 million": the scale of the numeral before it, read with it as before
+        out.append(mention)
+    return tuple(out)
+
+
+def number_values(text: str) -> set[Decimal]:
+    """Every value any reading of a number of the text can have (see :func:`number_mentions`)."""
+    return {v for m in number_mentions(text) for r in m.readings for v in r}
 
 
 def _missing_numbers(claim: str, fragments: Sequence[Fragment]) -> list[str]:
-    supported = set().union(*(_number_values(f.text) for f in fragments))  # a number never spans two
+    supported = set().union(*(number_values(f.text) for f in fragments))  # a number never spans two
     supported.update(Decimal(year) for f in fragments for year in f.years)  # "Smith (2019) found…"
-    return [m.text for m in extract_numbers(claim) if not any(r <= supported for r in m.readings)]
+    return [m.text for m in number_mentions(claim) if not any(r <= supported for r in m.readings)]
 
 
 def analyse(claim: str, fragments: Sequence[Fragment]) -> SignalReport:
