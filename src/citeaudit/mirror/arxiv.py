@@ -73,7 +73,8 @@ def record(paper: Any) -> Unit:
     title = paper.get("title")
     if not isinstance(title, str) or not title.strip():
         return Skip("no title")
-    authors = [_author(p) for p in paper.get("authors_parsed") or ()]
+    parsed = paper.get("authors_parsed")
+    authors = [_author(p) for p in parsed] if isinstance(parsed, list) else []
     journal_doi = paper.get("doi")
     journal_doi = (
         journal_doi.strip().lower().split()[0] if isinstance(journal_doi, str) and journal_doi.strip() else ""

@@ -99,7 +99,8 @@ def record(work: Any) -> Unit:
     first, last = _text(biblio.get("first_page")), _text(biblio.get("last_page"))
     pages = f"{first}-{last}" if first and last and first != last else first
     container = source.get("display_name")
-    authors = [_author(a) for a in work.get("authorships") or ()]
+    authorships = work.get("authorships")
+    authors = [_author(a) for a in authorships] if isinstance(authorships, list) else []
     rec = Record(
         doi=doi,
         agency=FORMAT,
