@@ -238,14 +238,23 @@ def test_offline_reports_are_byte_identical_across_runs_and_hash_seeds(here: Pat
         assert outputs[0] == outputs[1] == outputs[2], name
 
 
-def test_fetch_searches_the_references_without_an_identifier(here: Path, mirror: Path) -> None:
+def test_fetch_searches_the_references_without_an_identifier(
+    here: Path, mirror: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     shutil.copy(CASES / "apa.md", "apa.md")
     Path("apa.md").write_text(
         Path("apa.md").read_text("utf-8").replace("https://doi.org/10.1162/neco.1997.9.8.1735", ""), "utf-8"
     )
+    # The registries are not here: the DOI offered as a match's fix cannot be pinned, which
+    # fetch says, and exits 3 (tests/cli/test_fetch_fixes.py pins one).
+    for name in ("CROSSREF", "DATACITE", "DOI", "ARXIV"):
+        monkeypatch.setenv(f"CITEAUDIT_{name}_URL", "http://127.0.0.1:9/no-registry")
     result = run_cli("fetch", "apa.md", "--mirror", mirror, "--indexes", "")
-    assert result.code == 0, result.stderr
-    assert result.stdout == "references=4 matched=2 ambiguous=0 not_found=2 could_not_check=0 cache=cache\n"
+    assert result.code == 3, result.stderr
+    assert result.stdout == (
+        "references=4 matched=2 ambiguous=0 not_found=2 could_not_check=0 cache=cache\n"
+        "fixes=1 found=0 not_found=0 could_not_check=1 cache=cache\n"
+    )
 
 
 def test_the_python_api_reads_a_report(here: Path) -> None:

@@ -133,7 +133,23 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         )
         unchecked += actions["failed"]
     if searched:
-        unchecked += _search(config, searched, stdout)
+        missed, fixes = _search(config, searched, stdout)
+        unchecked += missed
+        # The identifier a matched reference is offered as its fix: its registry record pinned
+        # too, so that the citation, the fix applied, is still checked offline.
+        fixes = sorted(set(fixes) - set(answers))
+        if fixes:
+            pinned = build_resolver(config, Progress("resolving fixes", stderr)).resolve_many(fixes)
+            fixed = dict.fromkeys(ResolutionStatus, 0)
+            for answer in pinned.values():
+                fixed[answer.status] += 1
+            print(
+                f"fixes={len(fixes)} found={fixed[ResolutionStatus.FOUND]} "
+                f"not_found={fixed[ResolutionStatus.NOT_FOUND]} "
+                f"could_not_check={fixed[ResolutionStatus.UNAVAILABLE]} cache={config.cache}",
+                file=stdout,
+            )
+            unchecked += fixed[ResolutionStatus.UNAVAILABLE]
     if invalid:
         print(f"invalid={len(invalid)} (not fetched)", file=stdout)
     if dois or not (urls or searched or invalid):
@@ -177,11 +193,13 @@ def _invalid(citations: list[Citation]) -> list[str]:
     return sorted(lines)
 
 
-def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
+def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> tuple[int, list[str]]:
     """Search every reference without an identifier (pinning each online answer); one summary
-    line. Returns how many could not be searched in every index they needed."""
+    line. Returns how many could not be searched in every index they needed, and the resolver keys
+    of the identifiers the matched ones are offered as their fix (as the audit offers them)."""
     from citeaudit.checks.matching import MatchStatus, is_enough, match_reference
     from citeaudit.core import query_of
+    from citeaudit.identifiers import handler, resolver_key
     from citeaudit.model import WorkSource
     from citeaudit.wiring import build_finder
 
@@ -189,12 +207,22 @@ def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
     queries = {k: query_of(s) for k, s in works.items()}
     answers = build_finder(config).find_many(list(queries.values()), is_enough)
     counts = dict.fromkeys(("matched", "ambiguous", "not_found", "could_not_check"), 0)
+    fixes: list[str] = []
     for key, query in queries.items():
         given = answers.get(query.key, ())
         candidates = [c for a in given if a.answered for c in a.candidates]
         match = match_reference(query, works[key].reference, candidates)
         if match.status is MatchStatus.MATCHED:
             counts["matched"] += 1
+            assert match.best is not None
+            candidate = match.best.candidate
+            kind, value = (
+                ("doi", candidate.record.doi) if candidate.record.doi else ("arxiv", candidate.arxiv)
+            )
+            if value:
+                fix = resolver_key(WorkSource(identifier=handler(kind).read(value), kind=kind))
+                if fix is not None:
+                    fixes.append(fix)
         elif not given or any(not a.answered for a in given):
             counts["could_not_check"] += 1
         else:
@@ -205,4 +233,4 @@ def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> int:
         + f" cache={config.cache}",
         file=stdout,
     )
-    return counts["could_not_check"]
+    return counts["could_not_check"], fixes
