@@ -223,3 +223,18 @@ def test_any_cited_title_author_and_year_is_looked_up(
 ) -> None:
     answer = open_mirror(mirror).search_many([WorkQuery(title, author, year)])
     assert all(a.answered for a in answer.values())
+
+
+@pytest.mark.parametrize(
+    "work",
+    [
+        {"DOI": "10.1/x", "title": ["T"], "author": 1},
+        {"DOI": "10.1/x", "title": ["T"], "update-to": [{"type": {"doi": "x"}}]},
+        {"DOI": "10.1/x", "title": ["T"], "update-to": 1},
+    ],
+)
+def test_a_crossref_work_with_fields_of_other_types_is_a_counted_skip(work: dict[str, Any]) -> None:
+    from citeaudit.mirror.crossref import record
+    from citeaudit.mirror.interface import Skip
+
+    assert record(work) == Skip("a work with a field not of the type Crossref gives it")

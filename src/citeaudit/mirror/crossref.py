@@ -41,7 +41,10 @@ def record(work: Any) -> Unit:
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.strip():
         return Skip("no DOI")
-    rec = record_from_message(work)
+    try:
+        rec = record_from_message(work)
+    except (TypeError, AttributeError, ValueError):  # a field of another type than Crossref's
+        return Skip("a work with a field not of the type Crossref gives it")
     if not rec.titles:
         return Skip("no title")
     if rec.abstract is None and "abstract" in work:  # JATS, as the REST API gives it

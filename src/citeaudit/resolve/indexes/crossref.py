@@ -43,7 +43,10 @@ class CrossrefIndex(OnlineIndex):
         for item in items[:limit]:
             if not isinstance(item, dict) or not isinstance(item.get("DOI"), str):
                 raise UnreadableAnswer("an item without a DOI")
-            record = record_from_message(item)
+            try:
+                record = record_from_message(item)
+            except (TypeError, AttributeError, ValueError):
+                raise UnreadableAnswer("an item with a field not of the type Crossref gives it") from None
             if record.abstract is None and "abstract" in item:  # JATS
                 record = replace(record, abstract=plain_abstract(item["abstract"]))
             out.append(Candidate(self.name, record.doi, record, arxiv_id_of(record.doi)))
