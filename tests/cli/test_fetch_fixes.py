@@ -92,3 +92,58 @@ def test_an_agent_applying_every_fix_offline_reaches_a_clean_report(
     assert final_code == 0, rounds
     assert not [c for c in final_codes if c.startswith(("E_", "W_"))], rounds
     assert "E_NOT_CACHED" not in final_codes
+
+
+@pytest.mark.timeout(90)
+def test_an_mcp_agent_applying_every_fix_reaches_a_clean_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registry: RegistryServer
+) -> None:
+    """Through the SDK's client: the server never goes online, so the fix it offers must be
+    checkable from what fetch pinned."""
+    import asyncio
+
+    from mcp import Client
+
+    from citeaudit.config import Config
+    from citeaudit.service.mcp import McpOptions, build_server
+    from citeaudit.wiring import read_only_auditor
+
+    monkeypatch.chdir(tmp_path)
+    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
+        monkeypatch.delenv(var)
+    dump = write_dblp(tmp_path / "dblp-2026-11-01.xml.gz", [dblp_record(*RECORD)])
+    assert run_cli("mirror", "import", "--format", "dblp", dump, "--mirror", "refs.mirror").code == 0
+    claims: dict[str, Any] = {"claims": [{"id": "c1", "text": "Deep learning has a geometric reading.",
+                                          "citations": [{"id": "q1", "title": "A geometric understanding of deep learning",
+                                                         "year": 2020, "first_author": "Lei"}]}]}  # fmt: skip
+    Path("claims.json").write_text(json.dumps(claims), "utf-8")
+    for name, value in environment_of(registry).items():
+        monkeypatch.setenv(name, value)
+    fetched = run_cli("fetch", "claims.json", "--mirror", "refs.mirror", "--indexes", "", "--cache", "cache")
+    assert fetched.code == 0, fetched.stdout + fetched.stderr
+    config = Config(cache=tmp_path / "cache", mirrors=(tmp_path / "refs.mirror",), indexes=())
+    options = McpOptions(auditor=read_only_auditor(config))
+
+    async def agent() -> list[dict[str, Any]]:
+        rounds = []
+        async with Client(build_server(options)) as client:
+            for _ in range(3):
+                result = await client.call_tool("audit_claims", claims)
+                assert not result.is_error, result.content
+                compact: dict[str, Any] = result.structured_content
+                rounds.append(compact)
+                fixes = [s for c in compact["claims"] for s in c["suggestions"] if "fix" in s]
+                if not fixes:
+                    break
+                by_id = {c["id"]: c for claim in claims["claims"] for c in claim["citations"]}
+                for suggestion in fixes:
+                    by_id[suggestion["citation"]].update(suggestion["fix"])
+        return rounds
+
+    rounds = asyncio.run(agent())
+    assert [s["fix"] for s in rounds[0]["claims"][0]["suggestions"]] == [{"doi": DOI}]
+    assert len(rounds) == 2
+    final = rounds[-1]
+    assert final["counts"]["errors"] == 0
+    assert final["counts"]["warnings"] == 0
+    assert not [c for claim in final["claims"] for c in claim["codes"] if c.startswith(("E_", "W_"))], final
