@@ -184,3 +184,31 @@ def test_a_bold_label_opens_a_references_section_and_notes_are_no_entries() -> N
         ),
         ("W_REFERENCES_EMPTY", "line 19:1", "the references heading has no entries under it"),
     ]
+
+
+def test_a_checkable_sentence_without_a_marker_in_a_citing_paragraph_is_an_uncited_claim() -> None:
+    text = (
+        "# R\n\n"
+        "Revenue grew 42% in 2024. The model outperforms every baseline. It is widely used [3].\n"
+        "Code such as `x = 5` is no statement. A marker never closed [3, 4.\n\n"
+        "A paragraph with 17 numbers and no marker at all is not audited.\n" + NUMBERED
+    )
+    submission = parse_markdown(text, "r.md")
+    got = []
+    for c in submission.claims:
+        assert c.place is not None
+        got.append(
+            (
+                c.text,
+                c.place.start,
+                c.place.end,
+                [m.text for m in c.place.markers],
+                [x.id for x in c.citations],
+            )
+        )
+    first, second = _at(text, "Revenue"), _at(text, "The model")
+    assert got == [
+        ("Revenue grew 42% in 2024.", first, first + 25, [], []),
+        ("The model outperforms every baseline.", second, second + 37, [], []),
+        ("It is widely used.", _at(text, "It is"), _at(text, "[3].") + 4, ["[3]"], ["3"]),
+    ]

@@ -745,6 +745,34 @@ class _Sentence:
     quotes: list[tuple[str, int]]  # plain text, and where the quote closes (block offset)
     block: _Block
     malformed: list[_Found] = field(default_factory=list)
+    uncited: bool = False  # a checkable sentence with no marker in a paragraph that cites
+
+
+# Words that state a result a source must back (with a number, what makes a sentence checkable).
+_RESULT_WORDS = frozenset(
+    ["outperforms", "outperformed", "outperform", "state-of-the-art", "significantly", "doubled",
+     "tripled", "halved", "quadrupled", "record", "surpassed", "surpasses", "exceeds", "exceeded"]
+)  # fmt: skip
+
+
+def _checkable(text: str) -> bool:
+    """A sentence that states something a source must back: a number, or a named result."""
+    if any(c.isdigit() for c in text):
+        return True
+    return any(w.strip(".,;:()\"'").casefold() in _RESULT_WORDS for w in text.split())
+
+
+def _outside(content: str, a: int, b: int, protected: list[tuple[int, int]]) -> str:
+    """The text of ``[a, b)`` less its code spans, links, HTML and malformed markers (a number in
+    code or in a marker never opened is no statement)."""
+    out, at = [], a
+    for x, y in protected:
+        if y <= at or x >= b:
+            continue
+        out.append(content[at : max(at, x)])
+        at = max(at, y)
+    out.append(content[at:b])
+    return " ".join(out)
 
 
 def _sentences(block: _Block) -> Iterator[_Sentence]:
@@ -758,11 +786,15 @@ def _sentences(block: _Block) -> Iterator[_Sentence]:
     protected = _protected(block.children)
     marker_ranges = sorted({(f.start, f.end) for f in found if f.kind != "link"})
     starts = [f.start for f in found]  # sorted: each sentence's markers by bisection, not a scan of all
+    cites = any(not f.narrative for f in found)
     for a, b in sentence_spans(block.content, protected, marker_ranges):
         inside = found[bisect_left(starts, a) : bisect_left(starts, b)]
-        if not inside:
-            continue
-        yield _make_sentence(block, block.content, block.cmap, a, b, inside, protected)
+        if inside:
+            yield _make_sentence(block, block.content, block.cmap, a, b, inside, protected)
+        elif cites and _checkable(_outside(block.content, a, b, protected)):
+            sentence = _make_sentence(block, block.content, block.cmap, a, b, [], protected)
+            sentence.uncited = True
+            yield sentence
 
 
 def _ranges(found: list[_Found], content: str) -> list[_Found]:
@@ -1026,7 +1058,7 @@ def parse_markdown(text: str, name: str) -> Submission:
             shown = found.raw or reader.text[start:end]
             markers.append(Marker(shown, start, end, line, column, tuple(labels), ids))
             by_marker.append((found, named))
-        if not markers:
+        if not markers and not sentence.uncited:
             continue
         quoted = _attribute(sentence, by_marker, entries)
         citations: list[Citation] = []
