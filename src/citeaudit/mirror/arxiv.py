@@ -89,6 +89,7 @@ def record(paper: Any) -> Unit:
         type="posted-content",
         relations=(Relation("is-preprint-of", None, journal_doi),) if journal_doi else (),
         abstract=plain_abstract(paper.get("abstract")),
+        full_text_urls=(f"https://arxiv.org/pdf/{aid}",),  # open access, every paper (as the API's records)
     )
     date = paper.get("update_date")
     return MirrorRecord(FORMAT, aid, rec, aid, date[:10] if isinstance(date, str) else "")

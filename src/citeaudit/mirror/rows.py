@@ -142,6 +142,8 @@ def record_data(r: Record, arxiv: str | None) -> dict[str, Any]:
         out["article_number"] = r.article_number
     if r.abstract is not None:
         out["abstract"] = r.abstract
+    if r.full_text_urls:
+        out["full_text_urls"] = list(r.full_text_urls)
     if arxiv is not None:
         out["_arxiv"] = arxiv
     return out
