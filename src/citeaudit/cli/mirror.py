@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from citeaudit.cli.common import EXIT_CLEAN, Parser, positive, print_json, require_extra
+from citeaudit.errors import ConfigError
 
 if TYPE_CHECKING:
     from citeaudit.mirror.interface import SourceState
@@ -71,6 +72,9 @@ def _count(value: str) -> int:
 def run_import(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.format == "dblp":  # dblp.xml and its DTD's entities are read by lxml
         require_extra("mirror", "mirror import --format dblp")
+    for name in args.files:  # before the mirror is created: a mistyped dump name leaves no empty one
+        if not Path(name).exists():
+            raise ConfigError(f"{name}: no such file or folder")
     from citeaudit.mirror import SqliteStore, import_dump
 
     def progress(name: str, units: int) -> None:
