@@ -212,3 +212,24 @@ def test_a_checkable_sentence_without_a_marker_in_a_citing_paragraph_is_an_uncit
         ("The model outperforms every baseline.", second, second + 37, [], []),
         ("It is widely used.", _at(text, "It is"), _at(text, "[3].") + 4, ["[3]"], ["3"]),
     ]
+
+
+def test_a_gemini_export_numbers_after_emphasis_and_quotes() -> None:
+    # As Gemini's "Works cited" exports write them: the number after the closing ** or quote.
+    text = (
+        '# R\n\nThe goal is to **remove ambiguity**.3  \nA model must be a **"polyglot"**.1 It adapts.\n\n'
+        "#### **Works cited**\n\n"
+        "1. Prompt engineering \\- Wikipedia, accessed on October 5, 2025, "
+        "[https://en.wikipedia.org/wiki/Prompt\\_engineering](https://en.wikipedia.org/wiki/Prompt_engineering)  \n"
+        "2. Unused entry \\- Example, accessed on October 5, 2025, [https://example.org/](https://example.org/)  \n"
+        "3. What Is Prompt Engineering? | IBM, accessed on October 5, 2025, "
+        "[https://www.ibm.com/think/topics/prompt-engineering](https://www.ibm.com/think/topics/prompt-engineering)\n"
+    )
+    submission = parse_markdown(text, "r.md")
+    three, one = _at(text, "**.3") + 3, _at(text, "**.1") + 3
+    assert _markers(text, submission) == [("3", three, three + 1, ("3",)), ("1", one, one + 1, ("1",))]
+    assert [(c.text, [x.source.kind for x in c.citations]) for c in submission.claims] == [
+        ("The goal is to remove ambiguity.", ["url"]),
+        ('A model must be a "polyglot".', ["url"]),
+    ]
+    assert [(n.code, n.origin) for n in submission.notes] == [("W_REFERENCE_UNUSED", "line 9:4")]

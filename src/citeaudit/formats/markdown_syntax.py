@@ -451,12 +451,17 @@ def _superscript(state: StateInline, silent: bool) -> bool:
             end += 1
         inner = "".join(_SUPERSCRIPTS.get(ch, "," if ch in ",˒" else "-") for ch in src[pos:end])
     elif c.isdigit() and c.isascii():
-        if pos < 2 or src[pos - 1] not in _SUPER_AFTER or not src[pos - 2].isalpha():
+        if pos < 2 or src[pos - 1] not in _SUPER_AFTER:
             return False
-        word_start = pos - 2
+        last = pos - 2  # the word's last letter, before its emphasis or quotation marks
+        while last > 0 and src[last] in "*_)\"”’'":
+            last -= 1
+        if not src[last].isalpha():
+            return False
+        word_start = last
         while word_start > 0 and src[word_start - 1].isalpha():
             word_start -= 1
-        word = src[word_start : pos - 1]
+        word = src[word_start : last + 1]
         if len(word) < 2 or word.lower() in _NOT_BEFORE_SUPERSCRIPT:
             return False  # Fig.3, p.5, A.1: a numbered thing, not a citation
         end = pos
