@@ -92,7 +92,7 @@ def test_windows_of_one_sentence_and_bm25_of_the_best_sentence() -> None:
 def test_a_whole_run_on_a_tiny_slice() -> None:
     """Measured in a fresh interpreter under hash seed 0, passages under three seeds, the section
     written from it."""
-    result = retrieval.run(limit=6, speed_bytes=4_000, speed_claims=4)
+    result = retrieval.run(limit=6, speed_bytes=4_000, speed_claims=4, use_encoder=False)
     covid = result["check_covid"]
     assert covid["retrieval_all"]["claims"] == 6
     assert covid["retrieval_all"]["reimplementation_agrees"] == 6
@@ -113,3 +113,17 @@ def test_a_whole_run_on_a_tiny_slice() -> None:
         assert "### Speed on 4 KB texts" in text
     else:
         assert result["wice"].startswith("skipped: ")
+
+
+@pytest.mark.timeout(300)
+def test_the_sentence_encoder_ranks_the_same_windows_where_it_is_installed() -> None:
+    if retrieval._encoder() is None:
+        note = retrieval.encoder_retrieval([])
+        assert isinstance(note, str)
+        assert note.startswith("no sentence encoder here")
+        pytest.skip("the sentence encoder is not installed here")
+    found = retrieval.encoder_retrieval(retrieval.check_covid_cases(3))
+    assert isinstance(found, dict)
+    assert found["claims"] == 3
+    for name in ("fused (shipped)", *retrieval.ENCODER_RANKINGS):
+        assert 0.0 <= found[name]["recall_at_1"] <= found[name]["recall_at_3"] <= 1.0
