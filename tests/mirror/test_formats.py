@@ -270,3 +270,32 @@ def test_a_short_title_of_common_words_is_found_by_its_author_and_year(tmp_path:
     _import(tmp_path / "m.sqlite", "dblp", dump)
     best = _best(tmp_path / "m.sqlite", WorkQuery("BERT", "Devlin", 2019))
     assert best.key == "conf/naacl/DevlinCLT19"
+
+
+def test_dblp_informal_records_are_preprint_copies(tmp_path: Path) -> None:
+    from tests.dblp_dump import write_dblp
+
+    informal = (
+        '<article publtype="informal" mdate="2021-06-23" key="journals/corr/abs-2106-11959">\n'
+        "<author>Yury Gorishniy</author>\n<author>Ivan Rubachev</author>\n"
+        "<title>Revisiting Deep Learning Models for Tabular Data.</title>\n<journal>CoRR</journal>\n"
+        "<volume>abs/2106.11959</volume>\n<year>2021</year>\n"
+        '<ee type="oa">https://arxiv.org/abs/2106.11959</ee>\n</article>'
+    )
+    proceedings = (
+        '<inproceedings mdate="2022-01-01" key="conf/nips/GorishniyRKB21">\n'
+        "<author>Yury Gorishniy</author>\n<author>Ivan Rubachev</author>\n"
+        "<title>Revisiting Deep Learning Models for Tabular Data.</title>\n<pages>18932-18943</pages>\n"
+        "<year>2021</year>\n<booktitle>NeurIPS</booktitle>\n</inproceedings>"
+    )
+    eprint = (  # IACR's ePrint archive: informal, not CoRR
+        '<article publtype="informal" mdate="2023-01-01" key="journals/iacr/BonehS23">\n'
+        "<author>Dan Boneh</author>\n<title>A Graduate Course in Applied Cryptography.</title>\n"
+        "<journal>IACR Cryptol. ePrint Arch.</journal>\n<pages>1</pages>\n<year>2023</year>\n</article>"
+    )
+    dump = write_dblp(tmp_path / "dblp.xml.gz", [informal, proceedings, eprint])
+    records = _units("dblp", dump)
+    assert records["journals/iacr/BonehS23"].record.type == "posted-content"
+    assert records["journals/corr/abs-2106-11959"].record.type == "posted-content"
+    assert records["journals/corr/abs-2106-11959"].arxiv == "2106.11959"
+    assert records["conf/nips/GorishniyRKB21"].record.type == "proceedings-article"
