@@ -233,3 +233,20 @@ def test_a_gemini_export_numbers_after_emphasis_and_quotes() -> None:
         ('A model must be a "polyglot".', ["url"]),
     ]
     assert [(n.code, n.origin) for n in submission.notes] == [("W_REFERENCE_UNUSED", "line 9:4")]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "See Fig.3 and Table.2 for the 42 cases.",
+        "Python 3.12 and v1.2 ship in 2025.5 builds.",
+        "The U.S.2 million figure, e.g.3 ones, vs.2 others, etc.1 stay text.",
+    ],
+)
+def test_numbers_after_abbreviations_and_numbers_are_no_superscripts(sentence: str) -> None:
+    text = "# R\n\n" + sentence + " Cited [3]." + NUMBERED
+    submission = parse_markdown(text, "r.md")
+    at = _at(text, "[3]")
+    assert _markers(text, submission) == [("[3]", at, at + 3, ("3",))]
+    # The sentence with numbers and no marker of its own is an uncited claim, read whole.
+    assert [c.text for c in submission.claims] == [sentence, "Cited."]

@@ -27,6 +27,8 @@ from functools import cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from citeaudit.formats.sentences import ABBREVIATIONS
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
@@ -462,7 +464,11 @@ def _superscript(state: StateInline, silent: bool) -> bool:
         while word_start > 0 and src[word_start - 1].isalpha():
             word_start -= 1
         word = src[word_start : last + 1]
-        if len(word) < 2 or word.lower() in _NOT_BEFORE_SUPERSCRIPT:
+        if (
+            len(word) < 2
+            or word.lower() in _NOT_BEFORE_SUPERSCRIPT
+            or (src[pos - 1] == "." and word.lower() in ABBREVIATIONS and word.lower() != "al")
+        ):
             return False  # Fig.3, p.5, A.1: a numbered thing, not a citation
         end = pos
         while end < top and (
