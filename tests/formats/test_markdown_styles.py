@@ -250,3 +250,34 @@ def test_numbers_after_abbreviations_and_numbers_are_no_superscripts(sentence: s
     assert _markers(text, submission) == [("[3]", at, at + 3, ("3",))]
     # The sentence with numbers and no marker of its own is an uncited claim, read whole.
     assert [c.text for c in submission.claims] == [sentence, "Cited."]
+
+
+def test_identifiers_inside_links_are_read_as_their_kinds() -> None:
+    entries = [
+        ("https://link.springer.com/chapter/10.1007/978-3-030-58452-8_13", "doi"),
+        ("https://www.emerald.com/insight/content/doi/10.1108/JD-01-2020-0001/full/html", "doi"),
+        ("https://journals.sagepub.com/doi/abs/10.1177/0956797620904450", "doi"),
+        ("https://dx.doi.org/10.1002/ece3.2314", "doi"),
+        ("https://arxiv.org/abs/1706.03762", "arxiv"),
+        ("https://arxiv.org/pdf/2503.18970v2.pdf", "arxiv"),
+        ("https://arxiv.org/html/2505.12028v1", "arxiv"),
+        ("https://pubmed.ncbi.nlm.nih.gov/31452104/", "url"),  # PubMed ids: not a kind of their own yet
+    ]
+    text = "# R\n\nCited " + " ".join(f"[{n}]" for n in range(1, len(entries) + 1)) + ".\n\n## Sources\n\n"
+    text += "".join(
+        f"{n}. Title {n}, accessed on October 5, 2025, [{u}]({u})\n" for n, (u, _) in enumerate(entries, 1)
+    )
+    submission = parse_markdown(text, "r.md")
+    got = [
+        (c.id, c.source.kind, getattr(c.source, "identifier", None)) for c in submission.claims[0].citations
+    ]
+    assert got == [
+        ("1", "doi", entries[0][0]),
+        ("2", "doi", entries[1][0]),
+        ("3", "doi", entries[2][0]),
+        ("4", "doi", entries[3][0]),
+        ("5", "arxiv", "10.48550/arxiv.1706.03762"),  # an arXiv id is read as its DOI, less its version
+        ("6", "arxiv", "10.48550/arxiv.2503.18970"),
+        ("7", "arxiv", "10.48550/arxiv.2505.12028"),
+        ("8", "url", entries[7][0]),
+    ]

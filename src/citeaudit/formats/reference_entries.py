@@ -52,12 +52,14 @@ def _arxiv_of_url(url: str) -> str | None:
         "http://arxiv.org/",
         "https://www.arxiv.org/",
         "http://www.arxiv.org/",
+        "https://export.arxiv.org/",
+        "http://export.arxiv.org/",
     ):
         if lower.startswith(head):
             rest = url[len(head) :]
-            for kind in ("abs/", "pdf/"):
+            for kind in ("abs/", "pdf/", "html/"):  # the abstract page, the PDF, the HTML paper
                 if rest.lower().startswith(kind):
-                    found = rest[len(kind) :].split("?")[0].split("#")[0].removesuffix(".pdf")
+                    found = rest[len(kind) :].split("?")[0].split("#")[0].rstrip("/").removesuffix(".pdf")
                     return found if ARXIV.recognise("arXiv:" + found) else None
     return None
 
