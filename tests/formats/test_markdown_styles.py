@@ -241,6 +241,7 @@ def test_a_gemini_export_numbers_after_emphasis_and_quotes() -> None:
         "See Fig.3 and Table.2 for the 42 cases.",
         "Python 3.12 and v1.2 ship in 2025.5 builds.",
         "The U.S.2 million figure, e.g.3 ones, vs.2 others, etc.1 stay text.",
+        "A torus T², the group Z², 10² cells and 5 km² of land are powers.",
     ],
 )
 def test_numbers_after_abbreviations_and_numbers_are_no_superscripts(sentence: str) -> None:

@@ -437,6 +437,26 @@ _SUPER_JOINERS = ",˒⁻-–"
 _SUPER_AFTER = ".,;:!?"  # the punctuation a bare number follows (``handlebars.1``)
 
 
+_UNITS = frozenset(["m", "cm", "km", "mm", "nm", "µm", "μm", "ft", "mi", "in", "yd", "s", "ms"])
+
+
+def _cites_after(src: str, pos: int) -> bool:
+    """Whether a Unicode superscript at ``pos`` can be a citation: after punctuation, or after a
+    word of two letters or more that is no unit — never a power (``T²``, ``Z²``, ``10²``, ``km²``)."""
+    last = pos - 1
+    while last > 0 and src[last] in "*_\"”’'":
+        last -= 1
+    if src[last] in _SUPER_AFTER or src[last] == ")":
+        return True
+    if not src[last].isalpha():
+        return False
+    start = last
+    while start > 0 and src[start - 1].isalpha():
+        start -= 1
+    word = src[start : last + 1]
+    return len(word) >= 2 and not word.isupper() and word not in _UNITS
+
+
 def _superscript(state: StateInline, silent: bool) -> bool:
     """Numbers written as superscripts: Unicode ones (``attention¹²``, ``growth³˒⁴``) and bare
     digits right after a word's punctuation (``handlebars.1 Next``, ``rose,12 while``), as
@@ -447,6 +467,8 @@ def _superscript(state: StateInline, silent: bool) -> bool:
     if pos == 0 or src[pos - 1].isspace():
         return False
     if c in _SUPERSCRIPTS:
+        if not _cites_after(src, pos):
+            return False
         end = pos
         while end < top and (src[end] in _SUPERSCRIPTS or (src[end] in _SUPER_JOINERS and end + 1 < top
                                                             and src[end + 1] in _SUPERSCRIPTS)):  # fmt: skip
