@@ -216,6 +216,10 @@ FEATURE_WORDS: dict[str, tuple[str, str]] = {
     "sentence_defines": ("the best sentence is a definition", "flag"),
     "order_flipped": ("the claim's words its best sentence has in the other order", "share"),
     "names_flipped": ("the claim's names on the other side of a word in its best sentence", "share"),
+    "reported_speech": ("the best sentence tells what someone said or holds, the claim does not", "flag"),
+    "antonym": ("a word of the claim has its opposite in the best sentence", "flag"),
+    "name_replaced": ("a name of the claim stands where the best sentence has another name", "flag"),
+    "names_reversed": ("two names of the claim are the other way round in the cited text", "flag"),
 }
 # One part of a reason as the learned judge writes it: ``NAME=VALUE (+CONTRIBUTION)``.
 _REASON_PART = re.compile(r"([a-z0-9_]+)=(-?\d+(?:\.\d+)?) \(([+-]\d+(?:\.\d+)?)\)")
