@@ -282,3 +282,11 @@ def test_identifiers_inside_links_are_read_as_their_kinds() -> None:
         ("7", "arxiv", "10.48550/arxiv.2505.12028"),
         ("8", "url", entries[7][0]),
     ]
+
+
+def test_a_superscript_number_naming_no_entry_is_text_not_an_error() -> None:
+    text = "# R\n\nCosts rose sharply.12 Then growth reached 40%.2" + NUMBERED
+    submission = parse_markdown(text, "r.md")
+    at = _at(text, "40%.2") + 4
+    assert _markers(text, submission) == [("2", at, at + 1, ("2",))]
+    assert [n.code for n in submission.notes if n.code == "E_MARKER_UNDEFINED"] == []

@@ -212,6 +212,7 @@ class _Found:
     labels: list[str]
     kind: str  # numeric, footnote, author-year, link
     narrative: bool = False
+    conditional: bool = False  # a bare or superscript number: a marker only where it names an entry
     href: str | None = None
 
 
@@ -689,7 +690,8 @@ def _markers(children: list[Token], numbered: bool = True) -> Iterator[_Found]:
             continue
         if c.type == "cite_marker":
             yield _Found(int(meta["start"]), int(meta["end"]), str(meta["raw"]), list(meta["labels"]),
-                         str(meta["kind"]), bool(meta.get("narrative", False)))  # fmt: skip
+                         str(meta["kind"]), bool(meta.get("narrative", False)),
+                         conditional=bool(meta.get("conditional", False)))  # fmt: skip
         elif c.type == "link_open" and "start" in meta:
             href = str(c.attrs.get("href", ""))
             if href.lower().startswith(("http://", "https://")):
@@ -1039,7 +1041,7 @@ def parse_markdown(text: str, name: str) -> Submission:
             for label in found.labels:
                 entry = linker.resolve(found, label)
                 if entry is None:
-                    if not found.narrative:
+                    if not (found.narrative or found.conditional):
                         undefined.append(
                             (_shown_label(found, label), found, start, linker.suggest(found, label))
                         )
@@ -1051,7 +1053,7 @@ def parse_markdown(text: str, name: str) -> Submission:
                 if id(entry) not in in_claim:  # by identity: a claim may name 20,000 entries
                     in_claim.add(id(entry))
                     entries.append(entry)
-            if found.narrative and not named:
+            if (found.narrative or found.conditional) and not named:
                 continue
             line, column = reader.index.line_col(start)
             ids = tuple(cid for e in named for cid in e.ids)

@@ -480,12 +480,13 @@ def _superscript(state: StateInline, silent: bool) -> bool:
         last = pos - 2  # the word's last letter, before its emphasis or quotation marks
         while last > 0 and src[last] in "*_)\"”’'":
             last -= 1
-        if not src[last].isalpha():
+        percent = src[last] == "%" and last > 0 and src[last - 1].isdigit()  # grew 40%.2
+        if not (src[last].isalpha() or percent):
             return False
         word_start = last
         while word_start > 0 and src[word_start - 1].isalpha():
             word_start -= 1
-        word = src[word_start : last + 1]
+        word = "percent" if percent else src[word_start : last + 1]
         if (
             len(word) < 2
             or word.lower() in _NOT_BEFORE_SUPERSCRIPT
