@@ -599,10 +599,6 @@ def test_a_body_curl_stripped_of_its_newlines_is_named_and_broken_bibtex_gets_it
             assert _problem(broken, 422)["detail"] == (
                 "body: line 1: Unexpectedly reached end of file (the block starting "
                 "'@article{grounding,\\n  title = {Grounding')"), media  # fmt: skip
-        twice = b"@article{a, title={X}, doi={10.1/x}}\n@article{a, title={Y}, doi={10.1/y}}\n"
-        duplicate = c.post("/v1/audit", content=twice, headers={"content-type": "text/x-bibtex"})
-        assert _problem(duplicate, 422)["detail"] == (
-            "body: line 2: Duplicate entry key 'a' (the block starting '@article{a, title={Y}, doi={10.1/y}}')")  # fmt: skip
 
 
 def test_json_bodies_are_read_as_v1_audit_reads_its_body(service: str) -> None:
