@@ -289,6 +289,7 @@ class _Context:
         first: list[Finding],
         citations: list[Citation],
         where: str = "",
+        related: Sequence[Record] = (),
     ) -> list[_Checked]:
         """Each citation's metadata against the work's record, its quote against the work's
         snapshot (by ``snapshot_key``; None: the work has none, as a record without a DOI).
@@ -307,7 +308,7 @@ class _Context:
             if source.title is not None:
                 findings += check_title(source.title, record, make)
             if source.year is not None:
-                findings += check_year(source.year, record, make)
+                findings += check_year(source.year, record, make, related)
             if source.first_author is not None:
                 findings += check_first_author(source.first_author, record, make)
             findings += check_work(source, record, make)
@@ -372,7 +373,9 @@ class _Context:
         source = citations[0].source
         assert isinstance(source, WorkSource)  # grouped by kind: see audit()
         candidates = [c for a in answers if a.answered for c in a.candidates]
-        match = match_reference(query_of(source), source.reference, candidates)
+        match = match_reference(
+            query_of(source), source.reference, candidates, container=source.container, kind=source.type
+        )
         if match.status is MatchStatus.MATCHED:
             return self._matched(match, citations)
         missing = [a for a in answers if not a.answered]
@@ -405,8 +408,9 @@ class _Context:
             suggestion=fix,
         )
         summary = _record_summary(record) | {"matched": best.to_json() | {"by": "search"}}
+        related = [r.candidate.record for r in match.related]  # other versions: named by the year check
         return self._against_record(
-            record, record.doi or None, summary, [found], citations, where=candidate.index
+            record, record.doi or None, summary, [found], citations, where=candidate.index, related=related
         )
 
     # -- web pages, checked against their pins --------------------------------------

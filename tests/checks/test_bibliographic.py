@@ -179,12 +179,21 @@ def test_venues_by_their_short_names_and_abbreviations(venue: str, record: Recor
     assert check_venue(venue, record, MAKE) == []
 
 
+@pytest.mark.parametrize(("venue", "record"), [("ICML", NEURIPS), ("ICLR", ICML)])
+def test_two_distinct_known_venues_are_an_error(venue: str, record: Record) -> None:
+    (finding,) = check_venue(venue, record, MAKE)
+    assert (finding.code, finding.severity) == ("E_VENUE_MISMATCH", "error")
+    assert (
+        finding.message
+        == f"{venue!r} is cited as the venue; the work appeared in {record.container[0]}, another venue"
+    )
+    assert finding.suggestion == {"container": list(record.container + record.short_container)}
+
+
 @pytest.mark.parametrize(
     ("venue", "record"),
     [
-        ("ICML", NEURIPS),
         ("NeurIPS Workshop on Machine Learning for Health", NEURIPS),
-        ("ICLR", ICML),
         ("Proc. of the 39th International Conference on Machine Learning", ICML),
         ("J. Mach. Learn.", JMLR),
         ("Journal of Imaginary Results", JMLR),

@@ -26,8 +26,8 @@ CASES: dict[str, tuple[str, bytes, str]] = {
     ),
     "escape_in_a_key": (
         "refs.bib",
-        b"@article{k\x1b[2J, title={T}}\n@article{k\x1b[2J, title={T}}\n",
-        "line 2: Duplicate entry key 'k\\x1b[2J' (the block starting '@article{k\\x1b[2J, title={T}}')",
+        b"@article{k\x1b[2J, title={T}, title={U}}\n",  # a duplicate key is a warning now: a field twice
+        "line 1: the entry gives a field twice: 'title' (the block starting '@article{k\\x1b[2J, title={T}, title={U}}')",
     ),
     "bibtex_not_utf8": ("refs.bib", b"@article{k, title={\xc3(}}", "not valid UTF-8: byte 0xc3 at offset 19"),
     "line_break_in_a_key": (

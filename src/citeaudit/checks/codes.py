@@ -86,6 +86,13 @@ CATALOGUE: dict[str, CodeInfo] = {
             "Authors of the work are missing and the list is not marked et al.",
         ),
         CodeInfo(
+            "E_VENUE_MISMATCH",
+            _E,
+            _WRONG,
+            "The cited venue and the work's are two distinct venues both known by name (ICML cited for a "
+            "NeurIPS paper): not another form of the venue's name.",
+        ),
+        CodeInfo(
             "W_VENUE_MISMATCH",
             _W,
             _NOTE,

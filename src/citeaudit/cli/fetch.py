@@ -211,7 +211,8 @@ def _search(config: Config, searched: dict[str, Source], stdout: TextIO) -> tupl
     for key, query in queries.items():
         given = answers.get(query.key, ())
         candidates = [c for a in given if a.answered for c in a.candidates]
-        match = match_reference(query, works[key].reference, candidates)
+        work = works[key]
+        match = match_reference(query, work.reference, candidates, container=work.container, kind=work.type)
         if match.status is MatchStatus.MATCHED:
             counts["matched"] += 1
             assert match.best is not None
