@@ -103,6 +103,7 @@ def test_runs_of_brackets_are_read_in_linear_steps(make: object) -> None:
     assert large <= 4.5 * max(small, 1), (small, large)
 
 
+@pytest.mark.timeout(300)  # 20-30 s on a loaded two-core machine
 def test_a_million_open_brackets_are_read_in_seconds() -> None:
     started = time.perf_counter()
     with pytest.raises(InputError):  # nothing to audit in it
