@@ -20,6 +20,7 @@ from bench import (
     judge_throughput,
     manifest_writes,
     markdown_report,
+    near_titles,
     rag_latency,
     resolve_integrity,
     resolve_rate,
@@ -54,6 +55,18 @@ BENCHMARKS = {
     "markdown": ("Research reports in Markdown: a 500-claim report checked offline", markdown_report),
     "manifest": ("Cache writes as the cache grows: the manifest rewritten per entry", manifest_writes),
     "retrieval": ("Passages for quote-less claims: recall, the judges on them, speed", retrieval),
+    "search-copies": (
+        "References without an identifier: HALLMARK dev against a DBLP mirror with CoRR copies and Unicode titles",
+        hallmark_search,
+    ),
+    "near-titles": ("References a title word off, on a large mirror", near_titles),
+}
+# Benchmarks that run one module another way than its plain run(quick=…).
+_RUNS = {
+    "search-copies": lambda quick: hallmark_search.run(quick=quick, copies=True),
+    "near-titles": lambda quick: near_titles.run(
+        records=100_000 if quick else 1_000_000, count=50 if quick else 500
+    ),
 }
 
 
@@ -68,7 +81,12 @@ def main(argv: list[str]) -> int:
     chosen = [a for a in argv if not a.startswith("--")] or list(BENCHMARKS)
     for name in chosen:
         title, module = BENCHMARKS[name]
-        result = batch_throughput.run(quick=quick, **scale) if name == "batch" else module.run(quick=quick)
+        if name == "batch":
+            result = batch_throughput.run(quick=quick, **scale)
+        elif name in _RUNS:
+            result = _RUNS[name](quick)
+        else:
+            result = module.run(quick=quick)
         print(json.dumps(result, indent=2))
         if not quick:
             write_section(name, title, module.markdown(result))
