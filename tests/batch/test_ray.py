@@ -72,7 +72,8 @@ def test_ray_writes_the_local_engine_s_dir(
         for c in (line.get("report") or {}).get("claims", [])
         if (c.get("verdict") or {}).get("basis") == "retrieved"
     ]
-    assert len(retrieved) > 20 and all(v["passages"] and v["texts"] for v in retrieved)
+    assert len(retrieved) > 20
+    assert all(v["passages"] and v["texts"] for v in retrieved)
 
 
 def test_parquet_on_ray_gives_the_jsonl_reports(cluster: str, workload: Workload, tmp_path: Path) -> None:
