@@ -290,3 +290,44 @@ def test_a_superscript_number_naming_no_entry_is_text_not_an_error() -> None:
     at = _at(text, "40%.2") + 4
     assert _markers(text, submission) == [("2", at, at + 1, ("2",))]
     assert [n.code for n in submission.notes if n.code == "E_MARKER_UNDEFINED"] == []
+
+
+CHAPTERS = """# Book
+
+## Chapter 1
+
+Attention works [1]. Recurrence too [2].
+
+### References
+
+1. Vaswani, A. (2017). Attention is all you need. NeurIPS.
+2. Hochreiter, S. (1997). Long short-term memory. Neural Computation.
+
+## Chapter 2
+
+Trees grow [1].
+
+### References
+
+1. Oak, T. (2001). On trees. Forestry.
+1. Oak, T. (2002). Twice in one list. Forestry.
+"""
+
+
+def test_each_chapter_has_its_own_references() -> None:
+    submission = parse_markdown(CHAPTERS, "r.md")
+    got = [
+        (c.text, [(x.id, getattr(x.source, "title", None)) for x in c.citations]) for c in submission.claims
+    ]
+    assert got == [
+        ("Attention works.", [("1", "Attention is all you need")]),
+        ("Recurrence too.", [("2", "Long short-term memory")]),
+        ("Trees grow.", [("1-2", "On trees")]),  # chapter 2's entry 1, not chapter 1's
+    ]
+    assert [(n.code, n.origin, n.message) for n in submission.notes] == [
+        (
+            "W_LABEL_DUPLICATE",
+            "line 19:4",
+            "[1] is defined again (line 19:4); markers name the first definition (line 18:4)",
+        )
+    ]

@@ -200,6 +200,7 @@ class _Entry:
     fields: EntryFields | None = None
     used: bool = False
     link_title: str | None = None  # the text of the one link the entry is ([Title](https://…))
+    section: int | None = None  # the references section it is listed in (one per chapter)
 
 
 @dataclass(slots=True)
@@ -234,6 +235,7 @@ class _Reader:
         self.notes: list[Note] = []
         self.title: str | None = None
         self.malformed: list[tuple[int, str, str]] = []  # file offset, raw, problem
+        self.sections: list[int] = []  # where each references section opens (one per chapter)
         # Where each table opens, and its header cells once read: a row finds its table's headers
         # without going back over the rows before it (a table of n rows is read in n steps, not n²).
         self._tables = [k for k, token in enumerate(self.tokens) if token.type == "table_open"]
@@ -272,6 +274,7 @@ class _Reader:
                     refs_level = level
                     line_start = self.index.line(inline.map[0])[0] if inline.map else 0
                     refs_heading = (line_start, len(self.entries))
+                    self.sections.append(line_start)
                     i += 3
                     continue
                 if self.title is None and level == 1:
@@ -291,6 +294,7 @@ class _Reader:
                 inline = tokens[i + 1]
                 line_start = self.index.line(inline.map[0])[0] if inline.map else 0
                 refs_heading = (line_start, len(self.entries))
+                self.sections.append(line_start)
                 i += 3
                 continue
             if t.type == "footnote_def":
@@ -421,6 +425,7 @@ class _Reader:
     def _add_entry(self, entry: _Entry) -> None:
         if not entry.text.strip() and not entry.hrefs:
             return
+        entry.section = len(self.sections) - 1 if self.sections else None
         self.entries.append(entry)
 
     def _list_entries(self, i: int) -> int:
@@ -877,6 +882,8 @@ class _Linker:
         self.notes = reader.notes
         self.used_ids: set[str] = set()
         self.footnotes = any(label.startswith("^") for e in reader.entries for label in e.labels)
+        self.in_section: dict[tuple[int | None, str], _Entry] = {}
+        self.sections = reader.sections
         self._index()
 
     def _unique(self, base: str) -> str:
@@ -893,13 +900,23 @@ class _Linker:
             entry.identifiers = entry_identifiers(entry.words, entry.hrefs)
             for label in entry.labels:
                 first = self.by_label.get(label)
+                if (
+                    first is not None
+                    and entry.section != first.section
+                    and (entry.section, label) not in self.in_section
+                ):
+                    # Entry 1 of the next chapter's references: markers before that list name it.
+                    self.in_section[(entry.section, label)] = entry
+                    continue
                 if first is not None:
+                    first = self.in_section.get((entry.section, label), first)
                     message = (f"{entry.shown} is defined again ({entry.origin}); markers name the "
                                f"first definition ({first.origin})")  # fmt: skip
                     self.notes.append(Note("W_LABEL_DUPLICATE", message, None, None, entry.origin))
                     entry.labels = [x for x in entry.labels if x != label]
                 else:
                     self.by_label[label] = entry
+                    self.in_section[(entry.section, label)] = entry
             if not entry.labels and entry.shown.startswith("[") and entry.shown[1:-1] in self.by_label:
                 continue  # a second definition of a label: markers never reach it
             plain = (w for k, w in enumerate(entry.words) if k not in entry.identifiers.words)
@@ -960,13 +977,24 @@ class _Linker:
         shown = likely.shown if likely.shown.startswith("[") else likely.text[:60]
         return f"; did you mean {shown} ({likely.origin})?"
 
-    def resolve(self, found: _Found, label: str) -> _Entry | None:
+    def numbered(self, label: str, at: int) -> _Entry | None:
+        """Entry ``label`` of the references a marker at ``at`` belongs to: the first section
+        after it (a chapter's own list), else the last; else the label's first definition."""
+        if len(self.sections) > 1:
+            after = bisect_right(self.sections, at)
+            section = after if after < len(self.sections) else len(self.sections) - 1
+            entry = self.in_section.get((section, label))
+            if entry is not None:
+                return entry
+        return self.by_label.get(label)
+
+    def resolve(self, found: _Found, label: str, at: int = 0) -> _Entry | None:
         if found.kind == "numeric":
-            return self.by_label.get(label)
+            return self.numbered(label, at)
         if found.kind == "footnote":
             entry = self.by_label.get(label)
             if entry is None and not self.footnotes and label[1:].isdigit():
-                return self.by_label.get(str(int(label[1:])))  # [^1,^2] over a numbered list
+                return self.numbered(str(int(label[1:])), at)  # [^1,^2] over a numbered list
             return entry
         if found.kind == "author-year":
             full, plain = _author_year_key(label)
@@ -1039,7 +1067,7 @@ def parse_markdown(text: str, name: str) -> Submission:
             named: list[_Entry] = []
             labels: list[str] = []
             for label in found.labels:
-                entry = linker.resolve(found, label)
+                entry = linker.resolve(found, label, start)
                 if entry is None:
                     if not (found.narrative or found.conditional):
                         undefined.append(
