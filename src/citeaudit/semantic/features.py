@@ -131,8 +131,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (
         "name_replaced",
-        "1 when a name of the claim that its best sentence lacks (but the fragments have) stands where "
-        "that sentence has another name, beside the same word",
+        "1 when a name of the claim that the fragments have stands where the sentences the rest of the "
+        "claim is drawn from have another name, beside the same word (S_NAME_REPLACED)",
     ),
     (
         "names_reversed",
@@ -711,38 +711,65 @@ def _placed_names(text: str, runs: Sequence[NameRun]) -> tuple[list[str], list[b
     return words, named, spans
 
 
-def _replaced_names(claim: _Claim, sentence: str, ev: _Evidence) -> tuple[tuple[str, str], ...]:
-    """A name of the claim that the fragments have but its best sentence does not, standing beside a
-    word that the best sentence has beside another name, one the claim lacks: "directed by Anna Lee"
-    cited for "directed by Tom Hart" where Anna Lee is elsewhere in the passage."""
+def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]:
+    """A name of the claim that the fragments have, standing beside a word that another name (one the
+    claim lacks) has beside it in the sentences the rest of the claim is drawn from — the sentences
+    sharing the most of the claim's other content words — none of which has this name: "directed by
+    Anna Lee" cited for "The film was directed by Tom Hart", Anna Lee being elsewhere in the passage."""
     if not claim.names:
         return ()
-    runs = name_runs(sentence)
-    sentence_capitals = {_name_stem(w) for w in WORD_RE.findall(sentence) if w[0].isupper()}
     claim_capitals = {stem for run in claim.names for stem in run.stems}
-    evidence_terms = ev.all_terms
-    others = [
-        (k, run)
-        for k, run in enumerate(runs)
-        if not set(run.stems) & claim_capitals and len("".join(run.stems)) > 1 and not run.first
-    ]
-    if not others:
-        return ()
-    s_words, s_named, s_spans = _placed_names(sentence, runs)
     c_words, c_named, c_spans = _placed_names(claim.text, claim.names)
     found: list[tuple[str, str]] = []
     for run, (lo, hi) in zip(claim.names, c_spans, strict=True):
-        if run.first or hi <= lo or len("".join(run.stems)) <= 1 or set(run.stems) & sentence_capitals:
+        if run.first or hi <= lo or len("".join(run.stems)) <= 1:
             continue  # (a sentence's first word may be capitalised only for being first)
-        if not all(stem in evidence_terms or len(stem) < 3 for stem in run.stems):
+        if not all(stem in ev.all_terms or len(stem) < 3 for stem in run.stems):
             continue  # a name the passage lacks is S_NAME_ABSENT's
+        name_terms = {t.term for t in claim.tokens if lo <= _index(claim, t) < hi and t.term is not None}
+        rest = claim.terms - name_terms
+        shares = [len(terms & rest) for terms in ev.terms]
+        top = max(shares, default=0)
+        if top < 2:
+            continue  # no sentence the rest of the claim is drawn from
+        drawn = [j for j, shared in enumerate(shares) if shared == top]
+        texts = [ev.texts[j] for j in drawn]
         before, after = _context(c_words, c_named, lo, hi)
-        for k, other in others:
-            o_before, o_after = _context(s_words, s_named, *s_spans[k])
-            if before & o_before or after & o_after:
-                found.append((run.text, other.text))
-                break
+        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after)
+        if other is not None and not mine:
+            found.append((run.text, other))
     return tuple(found)
+
+
+def _index(claim: _Claim, token: _Token) -> int:
+    """The word index of a claim token among the claim's words (as :func:`_placed_names` counts)."""
+    return sum(1 for m in WORD_RE.finditer(claim.text) if m.start() < token.start)
+
+
+def _in_its_place(
+    texts: Sequence[str],
+    stems: tuple[str, ...],
+    claim_capitals: AbstractSet[str],
+    before: set[str],
+    after: set[str],
+) -> tuple[bool, str | None]:
+    """Whether these sentences have the name ``stems`` beside a word of ``before`` (on its left) or of
+    ``after`` (on its right), and the first other name, one the claim lacks, that they have there."""
+    mine, other = False, None
+    for sentence in texts:
+        runs = name_runs(sentence)
+        s_words, s_named, s_spans = _placed_names(sentence, runs)
+        for run, span in zip(runs, s_spans, strict=True):
+            if len("".join(run.stems)) <= 1:
+                continue
+            o_before, o_after = _context(s_words, s_named, *span)
+            if not (before & o_before or after & o_after):
+                continue
+            if run.stems == stems:
+                mine = True
+            elif other is None and not run.first and not set(run.stems) & claim_capitals:
+                other = run.text
+    return mine, other
 
 
 class _Evidence:
@@ -919,9 +946,8 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         if raised
     )
     names_absent, names_reversed = _names(side, ev)
-    best_text = ev.texts[best_i] if best_i >= 0 else ""
     antonyms = _antonyms(side, best_words)
-    replaced = _replaced_names(side, best_text, ev) if best_i >= 0 else ()
+    replaced = _replaced_names(side, ev) if best_i >= 0 else ()
     reported = bool(set(best_words.tokens) & _REPORTED or _REPORTED_RE.search(best_words.folded)) and not (
         side.word_set & _REPORTED or _REPORTED_RE.search(side.words.folded)
     )
