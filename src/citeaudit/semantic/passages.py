@@ -134,48 +134,60 @@ def _query(claim: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words[:_QUERY_TERMS])
 
 
-def _bm25_ranks(index: _Index, query: str | None) -> dict[int, int]:
+def _bm25_scores(index: _Index, query: str | None) -> dict[int, float]:
+    """Each matching window's ``bm25()`` (lower is better); none when nothing matches."""
     if query is None or not index.windows:
         return {}
     try:
         found = index.db.execute("SELECT rowid, bm25(w) FROM w WHERE w MATCH ?", (query,)).fetchall()
     except sqlite3.OperationalError:  # a word FTS5 cannot take as a term: coverage alone ranks
         return {}
-    found.sort(key=lambda row: (row[1], row[0]))  # bm25() is lower for a better match
-    return {rowid: rank for rank, (rowid, _) in enumerate(found, 1)}
+    return dict(found)
 
 
 def _coverage_ranks(index: _Index, claim_terms: frozenset[str]) -> list[float]:
-    total = sum(index.idf.get(t, 1.0) for t in claim_terms)
+    # math.fsum: the exact sum, whatever order a set gives its terms in (a plain sum's last bits
+    # follow the hash seed, and two equal coverages then tie the other way).
+    total = math.fsum(index.idf.get(t, 1.0) for t in claim_terms)
     if not total:
         return [0.0] * len(index.windows)
-    return [sum(index.idf.get(t, 1.0) for t in claim_terms & terms) / total for terms in index.terms]
+    return [math.fsum(index.idf.get(t, 1.0) for t in claim_terms & terms) / total for terms in index.terms]
 
 
 def rank_passages(
     claim: str, texts: Sequence[tuple[str, CitedText]], k: int = DEFAULT_PASSAGES
 ) -> tuple[Passage, ...]:
     """The ``k`` best passages for ``claim`` among the texts of its citations (``(citation id,
-    text)``, in the claim's order of citations)."""
+    text)``, in the claim's order of citations). The windows of every text are ranked together,
+    so a short text unrelated to the claim does not place its best window beside the right one."""
     if k < 1:
         return ()
     query = _query(claim)
     claim_terms = frozenset(content_terms(claim))
-    scored: list[tuple[float, int, int, int, int]] = []  # (-fused, text, start, length, window)
-    indexes = [_index(cited.text, os.getpid()) for _, cited in texts]
-    for t, index in enumerate(indexes):
-        bm25 = _bm25_ranks(index, query)
+    # (text, window, start, end, bm25 or None, coverage), in text order
+    windows: list[tuple[int, int, int, int, float | None, float]] = []
+    for t, (_, cited) in enumerate(texts):
+        index = _index(cited.text, os.getpid())
+        bm25 = _bm25_scores(index, query)
         cover = _coverage_ranks(index, claim_terms)
-        spans = index.windows  # equal cover: the shorter window first (what it adds, it does not need)
-        by_cover = sorted(range(len(cover)), key=lambda i: (-cover[i], spans[i][1] - spans[i][0], i))
-        cover_rank = {window: rank for rank, window in enumerate(by_cover, 1)}
-        worst = len(index.windows) + 1
-        for i, (a, b) in enumerate(index.windows):
-            fused = 1 / (_FUSION_K + bm25.get(i, worst)) + 1 / (_FUSION_K + cover_rank[i])
-            scored.append((-fused, t, a, b - a, i))
-    scored.sort()
+        windows += [(t, i, a, b, bm25.get(i), cover[i]) for i, (a, b) in enumerate(index.windows)]
+    matched = sorted((w for w in windows if w[4] is not None), key=lambda w: (w[4], w[0], w[1]))
+    bm25_rank = {(w[0], w[1]): rank for rank, w in enumerate(matched, 1)}
+    # Equal cover: the shorter window first (what it adds, it does not need).
+    by_cover = sorted(windows, key=lambda w: (-w[5], w[3] - w[2], w[0], w[1]))
+    cover_rank = {(w[0], w[1]): rank for rank, w in enumerate(by_cover, 1)}
+    worst = len(windows) + 1
+    scored = sorted(
+        (
+            -(1 / (_FUSION_K + bm25_rank.get((t, i), worst)) + 1 / (_FUSION_K + cover_rank[(t, i)])),
+            t,
+            a,
+            b - a,
+        )
+        for t, i, a, b, _, _ in windows
+    )
     chosen: list[tuple[int, int, int]] = []
-    for _, t, a, length, _ in scored:
+    for _, t, a, length in scored:
         b = a + length
         if any(t == ct and a < cb and ca < b for ct, ca, cb in chosen):
             continue
