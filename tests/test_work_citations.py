@@ -146,6 +146,11 @@ def test_without_a_mirror_offline_it_could_not_check(here: Path) -> None:
     finding = report["results"][0]["findings"][0]
     assert finding["code"] == "E_NOT_CACHED"
     assert finding["outcome"] == "could_not_check"
+    # The indexes that miss alike are named once, before the one reason they share.
+    assert finding["message"] == (
+        "crossref, dblp, arxiv, openalex: offline, and the cache holds no pinned answer for this reference: "
+        "run `citeaudit fetch` on this input online (same --cache) to pin the answer"
+    )
     code, report = _check(path, "--indexes", "")
     assert code == 3
     assert _codes(report) == {"c1": ["E_NO_INDEX"]}

@@ -380,7 +380,10 @@ class _Context:
             return self._matched(match, citations)
         missing = [a for a in answers if not a.answered]
         if missing:  # an index could not be asked: no verdict from the others
-            reason = "; ".join(f"{a.index}: {a.reason}" for a in missing)
+            alike: dict[tuple[str, str], list[str]] = {}  # the same reason said once, its indexes named
+            for a in missing:
+                alike.setdefault((a.code, a.reason), []).append(a.index)
+            reason = "; ".join(f"{', '.join(names)}: {why}" for (_, why), names in alike.items())
             return [_Checked([make(missing[0].code, reason)]) for _ in citations]
         searched = ", ".join(a.index for a in answers)
         if match.status is MatchStatus.AMBIGUOUS:

@@ -91,8 +91,8 @@ def test_offline_miss_code_and_message(tmp_path: Path) -> None:
     assert (answer.index, answer.code, answer.reason) == (
         "dblp",
         "E_NOT_CACHED",
-        "offline, and the cache holds no answer of dblp for this reference: run `citeaudit fetch` on this "
-        "input online (same --cache) to pin the index's answer",
+        "offline, and the cache holds no pinned answer for this reference: run `citeaudit fetch` on this "
+        "input online (same --cache) to pin the answer",
     )
     assert online.batches == []
     assert not (tmp_path / "searches").exists()

@@ -54,9 +54,10 @@ def online_indexes(
 
 
 def offline_miss(index: str) -> IndexAnswer:
+    # The index is the answer's own field: a report that lists several misses names each once.
     reason = (
-        f"offline, and the cache holds no answer of {index} for this reference: run `citeaudit fetch` on "
-        "this input online (same --cache) to pin the index's answer"
+        "offline, and the cache holds no pinned answer for this reference: run `citeaudit fetch` on "
+        "this input online (same --cache) to pin the answer"
     )
     return IndexAnswer.unavailable(index, "E_NOT_CACHED", reason)
 
