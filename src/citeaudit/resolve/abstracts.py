@@ -59,7 +59,12 @@ class _Text(HTMLParser):
         self.blocks[-1].append(data)
 
 
-def plain_abstract(value: Any) -> str | None:
+# A tag left in the text once the markup is read: HTML escaped inside JATS (real Crossref
+# records carry ``<jats:p>&lt;p&gt;…``), read once more.
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?>")
+
+
+def plain_abstract(value: Any, _again: bool = True) -> str | None:
     """The text of an abstract given as a string of JATS, HTML or plain text; None when
     it has no words. Paragraphs are joined by one blank line, runs of spaces are one."""
     if not isinstance(value, str) or not value.strip():
@@ -74,6 +79,8 @@ def plain_abstract(value: Any) -> str | None:
         paragraphs = [" ".join(_SPACES.sub(" ", html.unescape(p)).split()) for p in value.split("\n\n")]
     paragraphs = [p for p in paragraphs if p and not _LABEL.match(p)]
     text = "\n\n".join(paragraphs)[:MAX_ABSTRACT_CHARS].strip()
+    if _again and "<" in value and _TAG.search(text):
+        return plain_abstract(text, _again=False)
     return text or None
 
 
@@ -89,7 +96,11 @@ def abstract_from_inverted_index(index: Any) -> str | None:
         if not isinstance(positions, list):
             return None
         for position in positions:
-            if isinstance(position, int) and not isinstance(position, bool) and 0 <= position < MAX_ABSTRACT_CHARS:
+            if (
+                isinstance(position, int)
+                and not isinstance(position, bool)
+                and 0 <= position < MAX_ABSTRACT_CHARS
+            ):
                 at.setdefault(position, word)
     if not at:
         return None
