@@ -122,7 +122,7 @@ def _swap_names(claim: str, evidence: str) -> str | None:
 
 
 def _change_number(claim: str, evidence: str) -> str | None:
-    have = {v for m in extract_numbers(evidence) for r in m.readings for v in r}
+    have = number_values(evidence)  # numerals and number words: "4" is no change where it says "four"
     for mention in extract_numbers(claim):
         if not any(r <= have for r in mention.readings):
             continue  # only a number the evidence has: changing it makes the claim wrong
