@@ -112,7 +112,8 @@ def test_piped_lines_write_display_controls_out_and_cut_long_names(seed: Path) -
     assert lines[0] == "c<U+202E>evil<U+001B>[31m<U+200B> - E_UNCITED: the claim cites nothing"
     name = "A <U+202E>длинное название в две строки " + "x" * 26 + "…"  # 60 characters
     assert lines[1].startswith(f"w {name} E_NOT_CACHED: ")
-    assert lines[2:] == ["checked=2 failed=2 report=report.json", "decision=reject status=invalid"]
+    # Uncited (wrong: reject) and not cached (nothing found wrong): partial, not invalid.
+    assert lines[2:] == ["checked=2 failed=2 report=report.json", "decision=reject status=partial"]
     assert all(c.isprintable() for c in result.stdout.replace("\n", ""))
 
 
@@ -134,6 +135,8 @@ def test_exit_3_when_only_could_not_check(seed: Path) -> None:
     report = _report()
     assert report["outcome"] == "could_not_check"
     assert report["summary"]["results_by_status"] == {"could_not_check": 1, "fail": 0, "pass": 1}
+    # Nothing was found wrong: never reject, never invalid; a person looks.
+    assert (report["decision"], report["status"]) == ("manual_review", "partial")
 
 
 def test_no_snapshot_is_could_not_check(seed: Path) -> None:

@@ -308,3 +308,22 @@ def test_batch_reads_a_report_from_a_line(here: Path) -> None:
         "in.jsonl:2: $.markdown: expected the report's Markdown as a string, got integer",
         "in.jsonl:3: $.extra: unknown field (a report's envelope has id, markdown, labels)",
     ]
+
+
+def test_a_duplicate_entry_that_is_cited_is_noted_on_its_citations_row_never_a_passing_row(
+    here: Path,
+) -> None:
+    """Two entries naming one DOI, both cited: the duplicate's note goes on the row of the claim that
+    cites it, so no row reads "pass" for a citation it did not check."""
+    shutil.copytree(ROOT / "tests" / "golden" / "seed000" / "cache", "cache")
+    Path("r.md").write_text(
+        "# R\n\nAttention helps [1]. Recurrence helps too [2].\n\n## References\n\n"
+        "1. Ivanova (2024). Demo paper on retrieval grounding. https://doi.org/10.0000/demo.1\n"
+        "2. Ivanova (2024). Demo paper on retrieval grounding. https://doi.org/10.0000/demo.1\n",
+        "utf-8",
+    )
+    run_cli("check", "r.md", "--offline", "--judge", "none", "--out", "report.json")
+    report = json.loads(Path("report.json").read_text("utf-8"))
+    rows = [(r["claim"], r["citation"], r["warnings"]) for r in report["results"]]
+    assert rows == [("c001", "1", []), ("c002", "2", ["W_REFERENCE_DUPLICATE"])]
+    assert all(r["claim"] is not None for r in report["results"])

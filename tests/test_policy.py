@@ -131,8 +131,14 @@ def test_policy_unchecked_can_go_to_a_person_but_a_wrong_citation_always_rejects
     unchecked = audit(path, cache=tmp_path / "cache", sources=tmp_path / "src")  # no corpus given
     assert unchecked.has_unchecked
     assert not unchecked.has_errors
-    assert decide(unchecked, {}) is Decision.REJECT
-    assert decide(unchecked, {}, policy=Policy(unchecked="manual_review")) is Decision.MANUAL_REVIEW
+    # Nothing was found wrong: a person looks by default, never a reject (the strict policy can).
+    assert decide(unchecked, {}) is Decision.MANUAL_REVIEW
+    assert report_status(unchecked, claim_states(unchecked)).value == "partial"  # never invalid
+    assert decide(unchecked, {}, policy=Policy(unchecked="reject")) is Decision.REJECT
+    assert (
+        decide(unchecked, {}, policy=Policy(unchecked="regenerate_or_abstain"))
+        is Decision.REGENERATE_OR_ABSTAIN
+    )
     wrong = _report(tmp_path, _response(version="2025-12"))
     assert decide(wrong, {"c1": "entailed"}, policy=Policy(unchecked="manual_review")) is Decision.REJECT
 
@@ -141,7 +147,7 @@ def test_policy_unchecked_can_go_to_a_person_but_a_wrong_citation_always_rejects
     ("table", "message"),
     [({"unknown": "accept"}, "citeaudit.toml: policy.unknown: expected one of manual_review, regenerate_or_abstain, got 'accept'"),
      ({"require_review": "yes"}, "citeaudit.toml: policy.require_review: expected one of true, false, got 'yes'"),
-     ({"unchecked": True}, "citeaudit.toml: policy.unchecked: expected one of reject, manual_review, got True"),
+     ({"unchecked": True}, "citeaudit.toml: policy.unchecked: expected one of manual_review, regenerate_or_abstain, reject, got True"),
      ({"average": True}, "citeaudit.toml: policy.average: unknown setting"),
      ({"retrieved": "reject"}, "citeaudit.toml: policy.retrieved: expected one of manual_review, accept, got 'reject'"),
      ({"accept_probability": 0.2}, "citeaudit.toml: policy.accept_probability: expected a number from 0.5 to 1, got 0.2"),
@@ -174,7 +180,7 @@ def test_policy_from_the_configuration_file_reaches_the_report(
         "accept_probability": 0.9,
         "require_review": False,
         "retrieved": "manual_review",
-        "unchecked": "reject",
+        "unchecked": "manual_review",
         "unknown": "regenerate_or_abstain",
     }
     (tmp_path / "citeaudit.toml").write_text("[policy]\nrequire_review = 1\n", "utf-8")

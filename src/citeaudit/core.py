@@ -207,10 +207,16 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     for o in orphans:
         if o.citation is not None:
             by_id.setdefault(o.citation_id, o)
-    for pending in noted.get(None, []):  # on its listed citation's row, else on a row of its own
-        listed_row = by_id.get(pending.citation_id)
-        if listed_row is not None:
-            listed_row.findings += pending.findings
+    cited: dict[str | None, _Pending] = {}
+    for row in rows:
+        if row.citation is not None:
+            cited.setdefault(row.citation_id, row)
+    for pending in noted.get(None, []):
+        # On its citation's row — the listed one's, else the first claim's that cites it (a row
+        # of its own would read "pass" for a citation it did not check) — else on a row of its own.
+        target = by_id.get(pending.citation_id) or cited.get(pending.citation_id)
+        if target is not None:
+            target.findings += pending.findings
         else:
             orphans.append(pending)
     return rows, orphans

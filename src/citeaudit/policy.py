@@ -6,7 +6,8 @@ claims score, and a claim without citations is never supported, whatever a
 review or a judge says of it. Nothing here reads the audited input's own
 words about itself: reviews and verdicts come from outside it.
 
-Per claim: ``invalid`` (a citation is wrong or could not be checked),
+Per claim: ``invalid`` (a citation is wrong), ``could_not_check`` (nothing was found wrong, but a
+citation could not be checked),
 ``unsupported`` (no citation), ``disputed`` (in a registered conflict),
 ``pending_review``, or a review's ``supported | insufficient | contradicted``.
 
@@ -87,8 +88,10 @@ def claim_states(report: Report, reviews: Sequence[Review] = ()) -> dict[str, st
         latest[review.claim_id] = review
     states: dict[str, str] = {}
     for claim in report.claims:
-        if claim.status in (ClaimStatus.INVALID, ClaimStatus.UNCHECKED):
+        if claim.status is ClaimStatus.INVALID:
             states[claim.id] = "invalid"
+        elif claim.status is ClaimStatus.UNCHECKED:
+            states[claim.id] = "could_not_check"  # not wrong: nothing was found wrong
         elif claim.status is ClaimStatus.UNSUPPORTED:
             states[claim.id] = "unsupported"  # a review cannot make an uncited claim supported
         elif claim.status is ClaimStatus.DISPUTED:
@@ -101,12 +104,18 @@ def claim_states(report: Report, reviews: Sequence[Review] = ()) -> dict[str, st
 
 
 def report_status(report: Report, states: Mapping[str, str]) -> ReportStatus:
-    """Seed 002: invalid citations first, then gaps and weak claims, then what awaits review."""
+    """Seed 002: invalid citations first, then gaps, weak claims and citations that could not be
+    checked, then what awaits review. ``invalid`` only when something was found wrong."""
     values = set(states.values())
-    list_errors = any(row.errors for row in report.rows if row.claim_id is None)  # the citation list itself
-    if list_errors or "invalid" in values:
+    # The citation list itself: a wrong citation there; one that could not be checked is no proof.
+    list_wrong = any(
+        f.outcome is not Outcome.UNCHECKED for row in report.rows if row.claim_id is None for f in row.errors
+    )
+    list_unchecked = any(row.errors for row in report.rows if row.claim_id is None)
+    if list_wrong or "invalid" in values:
         return ReportStatus.INVALID
-    if report.submission.gaps or values & {"unsupported", "insufficient", "contradicted", "disputed"}:
+    weak = {"unsupported", "insufficient", "contradicted", "disputed", "could_not_check"}
+    if report.submission.gaps or values & weak or list_unchecked:
         return ReportStatus.PARTIAL
     if "pending_review" in values:
         return ReportStatus.NEEDS_REVIEW
@@ -127,7 +136,10 @@ class Policy:
     Nothing here can let a wrong citation through: a deterministic error
     always rejects."""
 
-    unchecked: Literal["reject", "manual_review"] = "reject"  # citations that could not be checked
+    # Nothing found wrong, but citations that could not be checked: by default a person looks.
+    unchecked: Literal["manual_review", "regenerate_or_abstain", "reject"] = (
+        "manual_review"  # unchecked citations
+    )
     unknown: Literal["manual_review", "regenerate_or_abstain"] = "manual_review"  # no verdict either way
     require_review: bool = False  # a judge's "entailed" alone is not enough: a person must confirm
     # A judge's "entailed" on passages it was given from the cited texts (no quote was verified):
@@ -152,7 +164,7 @@ class Policy:
     def from_table(cls, table: Mapping[str, object], where: str) -> Policy:
         """From a configuration table, naming the setting at fault."""
         allowed: dict[str, tuple[object, ...]] = {
-            "unchecked": ("reject", "manual_review"),
+            "unchecked": ("manual_review", "regenerate_or_abstain", "reject"),
             "unknown": ("manual_review", "regenerate_or_abstain"),
             "require_review": (True, False),
             "retrieved": ("manual_review", "accept"),
@@ -212,8 +224,11 @@ def _decide(
             effective.append("insufficient")
         elif state in _FROM_REVIEW:
             effective.append(_FROM_REVIEW[state])
-        elif state == "invalid":  # could not be checked, and the policy sends that to a person
-            to_person = True
+        elif state == "could_not_check":  # nothing wrong, not all checked: as the policy says
+            if policy.unchecked == "regenerate_or_abstain":
+                effective.append("insufficient")
+            else:
+                to_person = True
         else:
             verdict = verdicts.get(claim_id, "unknown")
             if verdict == "entailed" and claim_id in retrieved and policy.retrieved == "manual_review":
@@ -229,7 +244,8 @@ def _decide(
         return Decision.REGENERATE_OR_ABSTAIN
     if effective and all(v == "entailed" for v in effective):
         return Decision.ACCEPT
-    return Decision.REJECT
+    # Nothing wrong and no claim to accept (an answer with no claims): nothing to accept either.
+    return Decision.REGENERATE_OR_ABSTAIN
 
 
 def finalize(

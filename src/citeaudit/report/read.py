@@ -295,7 +295,7 @@ class PolicyDoc(_Part):
     accept_probability: float = 0.9  # absent from older reports
     require_review: bool
     retrieved: Literal["manual_review", "accept"] = "manual_review"  # absent from older reports
-    unchecked: Literal["reject", "manual_review"]
+    unchecked: Literal["manual_review", "regenerate_or_abstain", "reject"]
     unknown: Literal["manual_review", "regenerate_or_abstain"]
 
 
