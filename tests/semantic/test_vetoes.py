@@ -281,3 +281,15 @@ def test_eval_probes_from_the_cli(tmp_path: Path) -> None:
     assert out["probes"]["not"]["survival"] == 0.0
     plain = json.loads(run_cli("eval", "--dataset", "labelled", data, "--judge", "learned").stdout)
     assert "probes" not in plain
+
+
+def test_an_answer_of_one_claim_with_two_names_swapped_is_not_accepted(tmp_path: Path) -> None:
+    """One claim, its quote verbatim, the two people the other way round: never accept, and the run
+    fails with --fail-on decision."""
+    code, stderr, report = _check(tmp_path / "one", {"c2": _WRONG["c2"]})
+    (claim,) = report["claims"]
+    assert claim["verdict"]["label"] != "entailed"
+    assert "S_NAMES_REVERSED" in claim["verdict"]["signals"]
+    assert report["decision"] != "accept"
+    assert "decision=accept" not in stderr
+    assert code != 0
