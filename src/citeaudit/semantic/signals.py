@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
-from text_to_num import alpha2digit
-
 from citeaudit.checks.numbers import NumberMention, extract_numbers
 from citeaudit.semantic.interface import Fragment
 
@@ -239,6 +237,8 @@ def number_mentions(text: str) -> tuple[NumberMention, ...]:
     out = _unglued(text, extract_numbers(text))
     if len(text) > _MAX_WORDS_TEXT or not any(c.isalpha() for c in text):
         return tuple(out)
+    from text_to_num import alpha2digit  # imported on the first text with words: not at start-up
+
     converted = alpha2digit(text, "en", threshold=_NUMBER_WORD_FROM)
     if converted == text:
         return tuple(out)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 
 from citeaudit.model import Citation, Passage, TextRead, Verdict
 from citeaudit.semantic.interface import Fragment, Judge
-from citeaudit.semantic.passages import DEFAULT_PASSAGES, rank_passages
 from citeaudit.sources.cited import CitedText
 
 __all__ = ["ABSTRACT_ONLY", "Cited", "Evidence", "evidence_of", "fragment_of", "judge_claims"]
@@ -73,18 +72,22 @@ class Evidence:
         return replace(verdict, basis="retrieved", passages=self.passages, texts=self.texts, reason=reason)
 
 
-def evidence_of(claim: str, cited: Sequence[Cited], k: int = DEFAULT_PASSAGES) -> Evidence | None:
+def evidence_of(claim: str, cited: Sequence[Cited], k: int | None = None) -> Evidence | None:
     """The quotes of the claim's citations and, for those with no quote, the ``k`` best
-    passages of the texts of the works they cite; None when there is nothing to read."""
+    passages of the texts of the works they cite (``DEFAULT_PASSAGES``); None when there is
+    nothing to read."""
     fragments = [f for c in cited if (f := fragment_of(c.citation_id, c.citation)) is not None]
     unquoted = [c for c in cited if c.text is not None and fragment_of(c.citation_id, c.citation) is None]
     if not unquoted:
         return Evidence(tuple(fragments)) if fragments else None
+    # Imported here: an audit whose citations all quote never ranks a passage.
+    from citeaudit.semantic.passages import DEFAULT_PASSAGES, rank_passages
+
     read: dict[str, tuple[CitedText, tuple[int, ...]]] = {}
     for c in unquoted:
         assert c.text is not None
         read.setdefault(c.citation_id, (c.text, _years(c.citation)))
-    passages = rank_passages(claim, [(cid, text) for cid, (text, _) in read.items()], k)
+    passages = rank_passages(claim, [(cid, text) for cid, (text, _) in read.items()], k or DEFAULT_PASSAGES)
     fragments += [Fragment(p.citation_id, p.text, read[p.citation_id][1], retrieved=True) for p in passages]
     texts = tuple(text.read_by(cid) for cid, (text, _) in read.items())
     abstract_only = all(not text.complete for text, _ in read.values())
