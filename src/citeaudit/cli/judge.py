@@ -60,6 +60,13 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="the same bound for entailed, the verdict an accept rests on [the larger of 0.85 and "
         "--target-precision]",
     )
+    train.add_argument(
+        "--passages",
+        type=int,
+        metavar="K",
+        help="train on what the audit gives the judge for a citation with no quote: each pair's "
+        "fragments taken as the cited texts, and their K best passages for the claim",
+    )
     train.add_argument("--from-reviews", metavar="STORE", help="also learn from the reviews in this store")
     add_scope_option(train)  # with --from-reviews: the tenant whose reviews are read
     train.add_argument(
@@ -87,6 +94,9 @@ def _sets(args: argparse.Namespace) -> list[Any]:
         data = file.read_bytes()
         record = {"dataset": dataset, "file": file.name, "bytes": len(data), "pairs": len(pairs),
                   "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
+        if args.passages is not None:
+            pairs = _as_retrieved(pairs, args.passages)
+            record["passages"] = args.passages
         sets.append(TrainingSet(dataset, tuple(pairs), record))
     if args.from_reviews:
         from citeaudit.config import load_config
@@ -111,6 +121,17 @@ def _sets(args: argparse.Namespace) -> list[Any]:
     if not sets:
         raise ConfigError("nothing to train on: give labelled FILEs or --from-reviews")
     return sets
+
+
+def _as_retrieved(pairs: list[Any], k: int) -> list[Any]:
+    """Each pair read as the audit reads a quote-less citation: its fragments' K best passages."""
+    from dataclasses import replace
+
+    from citeaudit.semantic.stage import as_retrieved
+
+    if k < 1:
+        raise ConfigError(f"--passages {k}: expected a number of passages of at least 1")
+    return [replace(p, fragments=as_retrieved(p.claim, p.fragments, k)) for p in pairs]
 
 
 def _pct(value: float | None) -> str:

@@ -44,10 +44,14 @@ def _learned(spec: str, argument: str, offline: bool) -> Judge:
         )
     if argument in _DOMAINS:  # a shipped model by its name; a file of that name is ./NAME
         return LearnedJudge(load_model(shipped_model_path(argument)))
-    return LearnedJudge(load_model(Path(argument) if argument else shipped_model_path()))
+    if not argument:  # the pooled model, and for passages found in a cited text the model made for them
+        retrieved = load_model(shipped_model_path("retrieved"))
+        return LearnedJudge(load_model(shipped_model_path()), retrieved=retrieved)
+    return LearnedJudge(load_model(Path(argument)))
 
 
-_DOMAINS = ("wice", "attribution", "climate")  # the shipped per-domain models (learned.SHIPPED_MODELS)
+# The shipped per-domain models (learned.SHIPPED_MODELS), and the one for retrieved passages.
+_DOMAINS = ("wice", "attribution", "climate", "retrieved")
 
 
 def _llm(spec: str, argument: str, offline: bool) -> Judge:

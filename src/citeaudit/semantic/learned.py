@@ -94,6 +94,9 @@ SHIPPED_MODELS: dict[str, str] = {
     "wice": "wice.json",  # WiCE dev: Wikipedia sentences against the web pages they cite
     "attribution": "attribution.json",  # AttributionBench dev: answers of search-augmented assistants
     "climate": "climate.json",  # CLIMATE-FEVER: claims about climate against Wikipedia sentences
+    # WiCE dev and AttributionBench dev read as a quote-less citation is (judge train --passages 3):
+    # the pooled judge reads retrieved passages with it
+    "retrieved": "retrieved.json",
 }
 
 
@@ -258,13 +261,26 @@ class LearnedJudge(BaseJudge):
 
     PER_CLAIM = True
 
-    def __init__(self, model: LearnedModel, *, abstain: bool = True, vetoes: bool = True) -> None:
+    def __init__(
+        self,
+        model: LearnedModel,
+        *,
+        abstain: bool = True,
+        vetoes: bool = True,
+        retrieved: LearnedModel | None = None,
+    ) -> None:
         version = PROMPT_VERSION if abstain else f"{PROMPT_VERSION}-no-abstain"
         version = version if vetoes else f"{version}-no-vetoes"
         super().__init__(JudgeIdentity("learned", f"sha256:{model.digest[:16]}", version))
         self._model = model
         self._abstain = abstain
         self._vetoes = vetoes
+        # The model for passages the audit found in a cited text (no quote was given): trained on
+        # evidence read that way, its verdict names it as its judge.
+        self._retrieved = retrieved
+        self._retrieved_identity = (
+            JudgeIdentity("learned", f"sha256:{retrieved.digest[:16]}", version) if retrieved else None
+        )
 
     @property
     def model(self) -> LearnedModel:
@@ -274,37 +290,40 @@ class LearnedJudge(BaseJudge):
         """The same model with the band switched off: every verdict on its likelier side
         (``entailed`` when the balanced odds favour support), for comparison with
         published checkers."""
-        return LearnedJudge(self._model, abstain=False, vetoes=self._vetoes)
+        return LearnedJudge(self._model, abstain=False, vetoes=self._vetoes, retrieved=self._retrieved)
 
     def without_vetoes(self) -> LearnedJudge:
         """The same model with the vetoes switched off: what the probability alone says (to measure
         what the vetoes change; ``citeaudit eval --probes`` reports both)."""
-        return LearnedJudge(self._model, abstain=self._abstain, vetoes=False)
+        return LearnedJudge(self._model, abstain=self._abstain, vetoes=False, retrieved=self._retrieved)
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         if not fragments:
             return Verdict("insufficient", self._identity, signals=("S_NO_FRAGMENT",))
+        model, identity = self._model, self._identity
+        if self._retrieved is not None and any(f.retrieved for f in fragments):
+            model, identity = self._retrieved, self._retrieved_identity or identity
         found = featurize(claim, fragments)
-        logit, parts = self._model.score(found.values)
-        probability = self._model.probability(logit)
+        logit, parts = model.score(found.values)
+        probability = model.probability(logit)
         # A veto is an abstention: with the band switched off (a measurement for comparison with
         # published checkers, never an audit) every verdict goes to its likelier side, vetoes too.
         vetoes = vetoes_of(found) if self._vetoes and self._abstain else ()
         if not self._abstain:
             label = "entailed" if logit >= 0 else "insufficient"
-        elif probability >= self._model.upper:
+        elif probability >= model.upper:
             label = "unknown" if vetoes else "entailed"
-        elif probability <= self._model.lower:
+        elif probability <= model.lower:
             label = "insufficient"
         else:
             label = "unknown"
         reason = "; ".join(
-            [*(f"veto {v}: never entailed" for v in vetoes), self._reason(found.values, parts)]
+            [*(f"veto {v}: never entailed" for v in vetoes), self._reason(found.values, parts, model)]
         )
         spans = found.unsupported
         return Verdict(
             label,  # type: ignore[arg-type]
-            self._identity,
+            identity,
             found.relied_on,
             tuple(claim[start:end] for start, end in spans),
             None if label == "unknown" else round(probability if label == "entailed" else 1 - probability, 4),
@@ -314,11 +333,11 @@ class LearnedJudge(BaseJudge):
             unsupported_spans=spans,
         )
 
-    def _reason(self, values: Sequence[float], parts: Sequence[float]) -> str:
+    @staticmethod
+    def _reason(values: Sequence[float], parts: Sequence[float], model: LearnedModel) -> str:
         """The features that moved the probability most, each as ``NAME=VALUE (+CONTRIBUTION)``. Every
         weight goes the way its feature's meaning does (a model whose weight runs against it is refused
         when read), so a reason never reads backwards ("high coverage, against support")."""
-        model = self._model
         top = [
             i for i in heapq.nlargest(_REASONS, range(len(parts)), key=lambda i: abs(parts[i])) if parts[i]
         ]

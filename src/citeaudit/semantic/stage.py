@@ -21,7 +21,7 @@ from citeaudit.model import Citation, Passage, TextRead, Verdict
 from citeaudit.semantic.interface import Fragment, Judge
 from citeaudit.sources.cited import CitedText
 
-__all__ = ["ABSTRACT_ONLY", "Cited", "Evidence", "evidence_of", "fragment_of", "judge_claims"]
+__all__ = ["ABSTRACT_ONLY", "Cited", "Evidence", "as_retrieved", "evidence_of", "fragment_of", "judge_claims"]
 
 # Said of a claim not found in the abstracts it was judged on: the work itself may say it.
 ABSTRACT_ONLY = "the abstract does not state this; the full text was not read"
@@ -92,6 +92,23 @@ def evidence_of(claim: str, cited: Sequence[Cited], k: int | None = None) -> Evi
     texts = tuple(text.read_by(cid) for cid, (text, _) in read.items())
     abstract_only = all(not text.complete for text, _ in read.values())
     return Evidence(tuple(fragments), passages, texts, abstract_only)
+
+
+def as_retrieved(claim: str, fragments: Sequence[Fragment], k: int) -> tuple[Fragment, ...]:
+    """The fragments as an audit gives them to the judge when the citations quote nothing: each
+    fragment taken as the whole text of a cited work, and the ``k`` best passages of them all
+    (marked retrieved). ``judge train --passages`` trains on pairs read this way."""
+    from citeaudit.semantic.passages import rank_passages
+    from citeaudit.sources.cited import Basis
+
+    texts = [
+        (f.citation_id, CitedText(Basis.PAGE, f.citation_id, f.text)) for f in fragments if f.text.strip()
+    ]
+    years = {f.citation_id: f.years for f in fragments}
+    return tuple(
+        Fragment(p.citation_id, p.text, years.get(p.citation_id, ()), retrieved=True)
+        for p in rank_passages(claim, texts, k)
+    )
 
 
 def judge_claims(judge: Judge, claims: Mapping[str, tuple[str, Evidence]]) -> dict[str, Verdict]:
