@@ -453,7 +453,7 @@ def test_a_learned_verdict_marks_the_unsupported_words_and_says_what_moved_it(
         reading.locator("p.label")
         .first.inner_text()
         .startswith(
-            "Probability that the cited passages support the claim: 0.62 (the judge's estimate, not a check)."
+            "Probability that the cited passages support the claim: 0.63 (the judge's estimate, not a check)."
         )
     )
     reasons = reading.locator("ul.reason li")

@@ -20,7 +20,7 @@ from citeaudit.semantic.rules import RulesJudge
 def test_every_spec_form_is_listed_from_the_table() -> None:
     assert list(JUDGE_SPECS.values()) == [
         "rules",
-        "learned[:wice|attribution|climate|MODEL.json]",
+        "learned[:wice|attribution|climate|retrieved|MODEL.json]",
         "nli:MODEL[?OPTIONS][#LABELS]",
         "llm:MODEL@URL",
         "rules+SPEC",
@@ -100,7 +100,7 @@ def test_the_learned_judge_is_cheap_and_never_cached(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         make_judge("learned:")
     assert str(caught.value) == (
-        "judge 'learned:': expected learned, learned:wice|attribution|climate or learned:MODEL.json"
+        "judge 'learned:': expected learned, learned:wice|attribution|climate|retrieved or learned:MODEL.json"
     )
 
 

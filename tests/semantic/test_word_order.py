@@ -148,7 +148,8 @@ def test_every_shipped_model_held_its_thresholds_and_signs(name: str) -> None:
     doc: dict[str, Any] = json.loads(shipped_model_path(name).read_text("utf-8"))
     assert doc["judge"] == "learned-4"
     assert doc["training"]["entailed_precision"] == 0.85
-    assert doc["training"]["target_precision"] == 0.8
+    # The retrieved-passages model says insufficient at a lower bound (at 0.8 none held): docs/guides/judges.md.
+    assert doc["training"]["target_precision"] == (0.7 if name == "retrieved" else 0.8)
     held = 0
     for figures in doc["cross_validation"].values():
         band = figures["band"]
