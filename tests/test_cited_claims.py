@@ -29,7 +29,7 @@ CLAIMS = 12  # supported claims; as many unsupported ones cite another work's ab
 
 def _records() -> list[Record]:
     rows = read_jsonl(shared_data("registry", "crossref_works.jsonl"))
-    out = []
+    out: list[Record] = []
     for row in rows:
         if row["partial_select"] or "abstract" not in row["message"]:
             continue

@@ -214,9 +214,9 @@ def _plan(submission: Submission, make: FindingMaker) -> tuple[list[_Pending], l
     for pending in noted.get(None, []):
         # On its citation's row — the listed one's, else the first claim's that cites it (a row
         # of its own would read "pass" for a citation it did not check) — else on a row of its own.
-        target = by_id.get(pending.citation_id) or cited.get(pending.citation_id)
-        if target is not None:
-            target.findings += pending.findings
+        home = by_id.get(pending.citation_id) or cited.get(pending.citation_id)
+        if home is not None:
+            home.findings += pending.findings
         else:
             orphans.append(pending)
     return rows, orphans

@@ -756,5 +756,6 @@ def test_a_quote_less_claim_is_judged_on_the_works_text_and_the_passage_comes_ba
         "fix": {"quote": verdict["passages"][0]["text"]},
     }
     row = again["results"][0]
-    assert row["errors"] == [] and row["location"] is not None  # the quote is found in the snapshot
+    assert row["errors"] == []
+    assert row["location"] is not None  # the quote is found in the snapshot
     assert again["claims"][0]["verdict"]["basis"] == "quote"
