@@ -772,10 +772,14 @@ def markdown(r: dict[str, Any]) -> str:
             f"interpreters under PYTHONHASHSEED {', '.join(map(str, h['seeds']))}; the figures above are "
             f"those of seed {h['seeds'][0]}. Cases whose passages differ from seed {h['seeds'][0]}'s: "
             f"shipped ranking {', '.join(map(str, h['shipped']))}; coverage summed with `math.fsum` "
-            f"{', '.join(map(str, h['exact_sum']))}. The shipped coverage is a `sum()` of floats over a set "
-            "of terms, walked in an order that changes with the hash seed, so two windows of equal coverage "
-            "can tie one way or the other"
-            + (f" (cases: {', '.join(f'`{i}`' for i in h['examples'])})." if h["examples"] else "."),
+            f"{', '.join(map(str, h['exact_sum']))}. A plain `sum()` of floats over a set of terms is "
+            "walked in an order that changes with the hash seed, so two windows of equal coverage can tie "
+            "one way or the other; the shipped ranking sums them exactly (`math.fsum`)"
+            + (
+                f" (cases that differed: {', '.join(f'`{i}`' for i in h['examples'])})."
+                if h["examples"]
+                else "."
+            ),
         ]
     return "\n".join(lines)
 
