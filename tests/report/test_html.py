@@ -451,3 +451,81 @@ def test_each_basis_has_its_badge(basis: str, badge: str, fix_from: str) -> None
     r1["verdict"]["label"] = "insufficient"
     claim = next(c for c in report_view(report)["claims"] if c["id"] == "r1")
     assert "passage_fix" not in claim["citations"][0]
+
+
+_BIB = r"""
+@article{hochreiter1997,
+  title = {Long Short-Term Memory},
+  author = {Hochreiter, Sepp and Schmidhuber, J{\"u}rgen},
+  journal = {Neural Computation},
+  volume = {9},
+  pages = {1735--1780},
+  year = {1997}
+}
+@article{averyveryverylongentrykeythatmustnotwrap2021,
+  title = {Peer review of citation audits},
+  author = {van der Berg, Jan},
+  journal = {CoRR},
+  year = {2021}
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def bib_html(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A real offline audit of a ``.bib`` whose first entry is matched by search in a mirror."""
+    from tests.dblp_dump import sample_mirror
+
+    work = tmp_path_factory.mktemp("bib")
+    mirror = sample_mirror(work)
+    (work / "refs.bib").write_text(_BIB, "utf-8")
+    result = run_cli("check", work / "refs.bib", "--offline", "--judge", "none", "--mirror", mirror,
+                     "--indexes", "", "--out", work / "report.json", "--format", "html", "--output",
+                     work / "report.html")  # fmt: skip
+    assert result.code in (0, 1), result.stderr
+    return (work / "report.html").read_bytes()
+
+
+def test_a_bib_row_shows_the_cited_title_and_its_kind_only_beside_it(bib_html: bytes) -> None:
+    claim = next(c for c in _data(bib_html)["claims"] if c["id"] == "hochreiter1997")
+    assert claim["text"] == "Long Short-Term Memory"
+    assert claim["entry"] == "bibliography entry (article)"
+    assert not [c for c in _data(bib_html)["claims"] if c["text"].startswith("bibliography entry")]
+
+
+def test_a_citation_matched_by_search_does_not_say_checks_passed(bib_html: bytes) -> None:
+    claim = next(c for c in _data(bib_html)["claims"] if c["id"] == "hochreiter1997")
+    assert claim["status"] == "requires_entailment_check"
+    assert claim["status_word"] == "matched by search"
+    citation = claim["citations"][0]
+    assert citation["status"] == "pass"
+    assert citation["badge"] == "matched by search"
+
+
+def test_a_citation_resolved_by_identifier_keeps_checks_passed() -> None:
+    view = report_view(_golden_report("seed000"))
+    passed = [c for c in view["claims"] if c["status"] == "requires_entailment_check"]
+    assert passed
+    assert all("status_word" not in c for c in passed)
+    assert all("badge" not in cit for c in passed for cit in c["citations"])
+
+
+def test_findings_of_no_claim_are_drawn_as_what_they_are_and_have_a_pill(tmp_path: Path) -> None:
+    (tmp_path / "r.md").write_text(
+        "# Notes\n\nRetention is thirty days [1]. Backups are deleted apart [1, 3.\n\n## References\n\n"
+        "1. https://example.org/a\n2. https://example.org/unused\n",
+        "utf-8",
+    )
+    result = run_cli("check", tmp_path / "r.md", "--offline", "--judge", "none", "--out",
+                     tmp_path / "report.json", "--format", "html", "--output", tmp_path / "r.html")  # fmt: skip
+    assert result.code in (0, 1, 3), result.stderr
+    html = (tmp_path / "r.html").read_bytes()
+    orphans = _data(html)["orphans"]
+    unused = [o for o in orphans if any(f[1] == "W_REFERENCE_UNUSED" for f in o["findings"])]
+    assert unused, orphans
+    assert unused[0]["badge"] == "error"  # offline, the unused page also has no pin (E_NOT_PINNED)
+    assert unused[0]["status"] == "no_claim"
+    malformed = [o for o in orphans if [f[1] for f in o["findings"]] == ["W_MARKER_MALFORMED"]]
+    assert [(o["status"], o["badge"]) for o in malformed] == [("no_claim", "warning")]
+    assert b'data-group="status" data-value="no_claim"' in html
+    assert b'data-group="code" data-value="W_MARKER_MALFORMED"' in html

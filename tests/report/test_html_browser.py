@@ -737,3 +737,92 @@ def test_passages_judged_on_retrieved_text_are_drawn_in_their_text_with_their_ba
     assert box["x"] + box["width"] <= 390
     phone.screenshot(path=str(screenshots / "retrieved-phone390.png"), full_page=True)
     phone.close()
+
+
+_BIB = r"""
+@article{hochreiter1997,
+  title = {Long Short-Term Memory},
+  author = {Hochreiter, Sepp and Schmidhuber, J{\"u}rgen},
+  journal = {Neural Computation},
+  volume = {9},
+  pages = {1735--1780},
+  year = {1997}
+}
+@article{averyveryverylongentrykeythatmustnotwrap2021,
+  title = {Peer review of citation audits},
+  author = {van der Berg, Jan},
+  journal = {CoRR},
+  year = {2021}
+}
+"""
+# How many line boxes a cell's text takes: one when the text is not wrapped.
+_LINES = (
+    "td => { const r = document.createRange(); r.selectNodeContents(td);"
+    " return new Set(Array.from(r.getClientRects(), b => Math.round(b.top))).size; }"
+)
+
+
+def test_a_bib_row_shows_its_title_its_key_on_one_line_and_a_search_match_says_so(
+    browser: Browser, tmp_path: Path, screenshots: Path
+) -> None:
+    from tests.dblp_dump import sample_mirror
+
+    mirror = sample_mirror(tmp_path)
+    (tmp_path / "refs.bib").write_text(_BIB, "utf-8")
+    out = tmp_path / "refs.html"
+    result = run_cli("check", tmp_path / "refs.bib", "--offline", "--judge", "none", "--mirror", mirror,
+                     "--indexes", "", "--out", tmp_path / "report.json", "--format", "html", "--output", out)  # fmt: skip
+    assert result.code in (0, 1), result.stderr
+    for width in (1100, 390):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(out.as_uri())
+        page.wait_for_selector("html[data-ready-ms]")
+        row = page.locator("tbody.claim[data-id='hochreiter1997'] tr.main")
+        assert row.locator("td.text .trunc").inner_text() == "Long Short-Term Memory"
+        assert row.locator("td.text .entry").inner_text() == "bibliography entry (article)"
+        assert row.locator("td.status-cell").inner_text() == "matched by search"
+        long_key = page.locator("tbody.claim[data-id^='averyvery'] td.cid")
+        assert long_key.evaluate(_LINES) == 1, width
+        assert long_key.get_attribute("title") == "averyveryverylongentrykeythatmustnotwrap2021"
+        assert page.locator("tbody.claim[data-id='hochreiter1997'] td.cid").evaluate(_LINES) == 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.click("tbody.claim[data-id='hochreiter1997'] button.toggle")
+        card = page.locator("tbody.claim[data-id='hochreiter1997'] section.citation h3 .badge")
+        assert card.inner_text() == "matched by search"
+        page.screenshot(path=str(screenshots / f"bib{width}.png"), full_page=True)
+        page.close()
+
+
+def test_findings_of_no_claim_are_warning_cards_a_pill_shows_only_them(
+    browser: Browser, tmp_path: Path
+) -> None:
+    (tmp_path / "r.md").write_text(
+        "# Notes\n\nRetention is thirty days [1]. Backups are deleted apart [1, 3.\n\n## References\n\n"
+        "1. https://example.org/a\n2. https://example.org/unused\n",
+        "utf-8",
+    )
+    out = tmp_path / "r.html"
+    result = run_cli("check", tmp_path / "r.md", "--offline", "--judge", "none", "--out",
+                     tmp_path / "report.json", "--format", "html", "--output", out)  # fmt: skip
+    assert result.code in (0, 1, 3), result.stderr
+    page = Watched(browser, out.as_uri()).page
+    cards = page.locator("#orphans section.citation")
+    assert cards.count() == 2
+    badges = sorted(cards.locator("h3 .badge").all_inner_texts())
+    assert badges == ["error", "warning"]  # the unused page also has no pin offline
+    assert "passed" not in page.inner_text("#orphans")
+    total = _shown(page)
+    assert total >= 1
+    page.click(_pill(page, "status", "no_claim"))
+    assert _shown(page) == 0
+    assert page.locator("#orphans").is_visible()
+    assert cards.count() == 2
+    page.click(_pill(page, "code", "W_MARKER_MALFORMED"))
+    assert cards.count() == 1
+    assert cards.locator("h3 .badge").inner_text() == "warning"
+    page.click("#clear")
+    assert _shown(page) == total
+    assert cards.count() == 2
+    status = page.locator("tbody.claim").first.get_attribute("data-status")
+    page.click(_pill(page, "status", str(status)))
+    assert page.locator("#orphans").is_hidden()

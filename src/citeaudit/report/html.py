@@ -123,6 +123,10 @@ STATUS_WORDS = {
     "disputed": "disputed",
     "requires_entailment_check": "checks passed",
 }
+NO_CLAIM = "no_claim"  # the status filter's value for findings that belong to no claim
+MATCHED_WORDS = "matched by search"
+# A claim read from a .bib: its text names only the entry's kind, the page shows the cited title.
+_BIB_ENTRY = re.compile(r"bibliography entry \([^)]*\)")
 # Colour class per report status and decision: bad, warn, good.
 TONES = {
     "invalid": "bad", "needs_review": "warn", "partial": "warn", "reviewed_candidate": "good",
@@ -542,18 +546,30 @@ def _citation_view(row: dict[str, Any], passage_fix: dict[str, Any] | None = Non
         source.get("url") or source.get("doi") or source.get("document_id") or source.get("source_id")
         or source.get("title")
     )  # fmt: skip
-    return {
-        "id": row.get("citation"),
-        "source": name,
-        "doi": row["doi"] if row.get("doi") and row["doi"] != name else None,
-        "status": row["status"],
-        "path": row.get("input_path"),
-        "held": held_name,
-        "compare": compare,
-        "quote": _quote(row, found),
-        "fix": _fix_json(citation_patch(row)),
-        "findings": [_finding_line(f) for f in findings],
-    } | ({"passage_fix": _passage_fix(passage_fix)} if passage_fix is not None else {})
+    badge: dict[str, str] = {}
+    if row.get("claim") is None:  # a finding of no claim: a warning or notice, never "passed"
+        severities = {f["severity"] for f in findings}
+        worst = next((w for s, w in (("error", "error"), ("warning", "warning"), ("info", "notice"))
+                      if s in severities), "no findings")  # fmt: skip
+        badge = {"status": NO_CLAIM, "badge": worst}
+    elif row["status"] == "pass" and "I_MATCHED_BY_SEARCH" in found:
+        badge = {"badge": MATCHED_WORDS}  # found by search: never worded as resolved by identifier
+    return (
+        {
+            "id": row.get("citation"),
+            "source": name,
+            "doi": row["doi"] if row.get("doi") and row["doi"] != name else None,
+            "status": row["status"],
+            "path": row.get("input_path"),
+            "held": held_name,
+            "compare": compare,
+            "quote": _quote(row, found),
+            "fix": _fix_json(citation_patch(row)),
+            "findings": [_finding_line(f) for f in findings],
+        }
+        | badge
+        | ({"passage_fix": _passage_fix(passage_fix)} if passage_fix is not None else {})
+    )
 
 
 PASSAGE_CONTEXT = EXCERPT_CONTEXT  # characters of the text around a passage shown, each side, at most
@@ -679,6 +695,7 @@ def report_view(
     reviews: dict[str, list[list[str]]] = {}
     for r in report.get("reviews", []):
         reviews.setdefault(r["claim"], []).append([r["verdict"], r["reviewer"], r["note"]])
+    bib = report.get("input_format") == "bibtex"
     claims = []
     for at, claim in enumerate(report["claims"]):
         rows = rows_by_claim.get(claim["id"], [])
@@ -712,6 +729,14 @@ def report_view(
             "reviews": reviews.get(claim["id"], []),
             "citations": [_citation_view(row, fixes.get(row.get("citation") or "")) for row in rows],
         })  # fmt: skip
+        cited = claims[-1]["citations"]
+        if claim["status"] == "requires_entailment_check" and any(
+            c.get("badge") == MATCHED_WORDS for c in cited
+        ):
+            claims[-1]["status_word"] = MATCHED_WORDS
+        title = next((r["source"].get("title") for r in rows if (r.get("source") or {}).get("title")), None)
+        if bib and title and _BIB_ENTRY.fullmatch(claims[-1]["text"]):
+            claims[-1]["entry"], claims[-1]["text"] = claims[-1]["text"], title
         if claim.get("position"):  # a claim read from a Markdown report: shown in its paragraph
             claims[-1]["paragraph"] = _in_paragraph(claim["position"])
     return {
@@ -729,9 +754,12 @@ def _pills(view: dict[str, Any]) -> dict[str, list[tuple[str, str, int]]]:
     by_status = Counter(c["status"] for c in claims)
     by_verdict = Counter(c["verdict"] for c in claims)
     by_code = Counter(code for c in claims for code in c["codes"])
+    orphans = view["orphans"]
+    by_code.update(code for o in orphans for code in dict.fromkeys(f[1] for f in o["findings"]))
     return {
         "status": [(s, STATUS_WORDS.get(s, s), by_status[s]) for s in STATUS_ORDER if by_status[s]]
-        + [(s, s, n) for s, n in sorted(by_status.items()) if s not in STATUS_WORDS],
+        + [(s, s, n) for s, n in sorted(by_status.items()) if s not in STATUS_WORDS]
+        + ([(NO_CLAIM, "of no claim", len(orphans))] if orphans else []),
         "code": [(code, code, n) for code, n in sorted(by_code.items())],
         "verdict": [(v, w, by_verdict[v]) for v, w in VERDICT_CLASSES.items() if by_verdict[v]],
     }

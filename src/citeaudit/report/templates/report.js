@@ -107,6 +107,11 @@
 
   // -- one claim's details -----------------------------------------------------------
   function badge(status, words) { return el("span", "badge s-" + status, words || data.status_words[status] || status.replace(/_/g, " ")); }
+  function statusBadge(c) {
+    var b = badge(c.status, c.status_word);
+    if (c.status_word) b.className += " b-" + c.status_word.replace(/ /g, "-");
+    return b;
+  }
   var ROW_WORDS = { pass: "passed", fail: "failed", could_not_check: "could not check" };
 
   function comparison(cit) {
@@ -175,8 +180,10 @@
 
   function citation(cit) {
     var sec = el("section", "citation c-" + cit.status);
-    var h = add(el("h3"), el("span", "badge r-" + cit.status, ROW_WORDS[cit.status] || cit.status), " ",
-      el("span", "cid", cit.id || "no citation"), cit.source ? " · " : "", cit.source ? el("span", "src", cit.source) : null);
+    // A finding of no claim wears its severity, a citation matched by search says so: neither "passed".
+    var words = cit.badge || ROW_WORDS[cit.status] || cit.status;
+    var h = add(el("h3"), el("span", "badge r-" + cit.status + (cit.badge ? " b-" + cit.badge.replace(/ /g, "-") : ""), words), " ",
+      el("span", "cid", cit.id || (cit.status === "no_claim" ? "of no claim" : "no citation")), cit.source ? " · " : "", cit.source ? el("span", "src", cit.source) : null);
     add(sec, h, comparison(cit), quoteBlock(cit));
     if (cit.findings.length) {
       var ul = el("ul", "findings");
@@ -295,8 +302,11 @@
     button.setAttribute("aria-label", "Details of claim " + c.id);
     var codes = el("td", "codes");
     c.codes.forEach(function (code) { add(codes, el("span", "code", code), " "); });
-    add(tr, add(el("td", "toggle-cell"), button), el("td", "cid", c.id), add(el("td", "text"), el("div", "trunc", c.text)),
-      add(el("td", "status-cell"), badge(c.status)), add(el("td", "verdict v-" + c.verdict, c.verdict_words),
+    var cid = el("td", "cid", c.id);
+    cid.title = c.id;
+    add(tr, add(el("td", "toggle-cell"), button), cid, add(el("td", "text"), el("div", "trunc", c.text),
+      c.entry ? el("div", "entry", c.entry) : null),
+      add(el("td", "status-cell"), statusBadge(c)), add(el("td", "verdict v-" + c.verdict, c.verdict_words),
         c.judged && c.judged.basis === "retrieved" ? el("span", "badge basis-retrieved", "on retrieved passages") : null), codes);
     var detail = el("tr", "detail");
     detail.id = "detail-" + i;
@@ -330,7 +340,7 @@
   // passages a claim was judged on.
   function haystack(c) {
     if (c.search === undefined) {
-      var parts = [c.id, c.text];
+      var parts = [c.id, c.text, c.entry || ""];
       if (c.judged && c.judged.passages) c.judged.passages.forEach(function (p) { parts.push(p.around[1]); });
       c.citations.forEach(function (cit) {
         parts.push(cit.id || "", cit.source || "", cit.doi || "", cit.quote && cit.quote.cited || "");
@@ -373,6 +383,26 @@
     state.shown = 0;
     drawMore(PAGE);
     document.getElementById("shown").textContent = String(state.order.length);
+    drawOrphans();
+  }
+  // Findings of no claim: shown unless a status pill other than theirs is pressed, or only
+  // codes they lack, a verdict (they have none) or a search they do not match.
+  function orphanShown(cit) {
+    var f = state.filters;
+    if (f.status.length && f.status.indexOf("no_claim") < 0) return false;
+    if (f.verdict.length) return false;
+    if (f.code.length && !cit.findings.some(function (x) { return f.code.indexOf(x[1]) >= 0; })) return false;
+    if (!state.query) return true;
+    var parts = [cit.id || "", cit.source || ""];
+    cit.findings.forEach(function (x) { parts.push(x[1], x[2]); });
+    return parts.join("\n").toLowerCase().indexOf(state.query) >= 0;
+  }
+  function drawOrphans() {
+    if (!data.orphans.length) return;
+    var list = document.getElementById("orphan-list"), n = 0;
+    list.textContent = "";
+    data.orphans.forEach(function (cit) { if (orphanShown(cit)) { add(list, citation(cit)); n++; } });
+    document.getElementById("orphans").hidden = n === 0;
   }
 
   // -- controls ----------------------------------------------------------------------
@@ -436,11 +466,6 @@
   window.addEventListener("beforeprint", forPrint);
   if (window.matchMedia) window.matchMedia("print").addEventListener("change", function (e) { if (e.matches) forPrint(); });
 
-  if (data.orphans.length) {
-    var list = document.getElementById("orphan-list");
-    data.orphans.forEach(function (cit) { add(list, citation(cit)); });
-    document.getElementById("orphans").hidden = false;
-  }
   redraw();
   document.documentElement.setAttribute("data-ready-ms", String(Math.round(performance.now())));
 })();
