@@ -500,6 +500,8 @@ def test_a_citation_matched_by_search_does_not_say_checks_passed(bib_html: bytes
     citation = claim["citations"][0]
     assert citation["status"] == "pass"
     assert citation["badge"] == "matched by search"
+    assert b'data-group="status" data-value="matched_by_search"' in bib_html
+    assert b'<span class="pill-word">checks passed</span>' not in bib_html
 
 
 def test_a_citation_resolved_by_identifier_keeps_checks_passed() -> None:

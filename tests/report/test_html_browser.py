@@ -789,6 +789,11 @@ def test_a_bib_row_shows_its_title_its_key_on_one_line_and_a_search_match_says_s
         page.click("tbody.claim[data-id='hochreiter1997'] button.toggle")
         card = page.locator("tbody.claim[data-id='hochreiter1997'] section.citation h3 .badge")
         assert card.inner_text() == "matched by search"
+        matched = page.locator("td.status-cell", has_text="matched by search").count()
+        assert matched >= 1
+        assert page.locator(_pill(page, "status", "requires_entailment_check")).count() == 0
+        page.click(_pill(page, "status", "matched_by_search"))
+        assert _shown(page) == matched
         page.screenshot(path=str(screenshots / f"bib{width}.png"), full_page=True)
         page.close()
 

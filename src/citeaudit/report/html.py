@@ -124,7 +124,7 @@ STATUS_WORDS = {
     "requires_entailment_check": "checks passed",
 }
 NO_CLAIM = "no_claim"  # the status filter's value for findings that belong to no claim
-MATCHED_WORDS = "matched by search"
+MATCHED, MATCHED_WORDS = "matched_by_search", "matched by search"  # passed, found by search
 # A claim read from a .bib: its text names only the entry's kind, the page shows the cited title.
 _BIB_ENTRY = re.compile(r"bibliography entry \([^)]*\)")
 # Colour class per report status and decision: bad, warn, good.
@@ -734,6 +734,7 @@ def report_view(
             c.get("badge") == MATCHED_WORDS for c in cited
         ):
             claims[-1]["status_word"] = MATCHED_WORDS
+            claims[-1]["filter_status"] = MATCHED
         title = next((r["source"].get("title") for r in rows if (r.get("source") or {}).get("title")), None)
         if bib and title and _BIB_ENTRY.fullmatch(claims[-1]["text"]):
             claims[-1]["entry"], claims[-1]["text"] = claims[-1]["text"], title
@@ -751,14 +752,15 @@ def report_view(
 def _pills(view: dict[str, Any]) -> dict[str, list[tuple[str, str, int]]]:
     """The filter pills: (value, words, number of claims it selects), in a fixed order."""
     claims = view["claims"]
-    by_status = Counter(c["status"] for c in claims)
+    by_status = Counter(c.get("filter_status", c["status"]) for c in claims)
     by_verdict = Counter(c["verdict"] for c in claims)
     by_code = Counter(code for c in claims for code in c["codes"])
     orphans = view["orphans"]
     by_code.update(code for o in orphans for code in dict.fromkeys(f[1] for f in o["findings"]))
     return {
         "status": [(s, STATUS_WORDS.get(s, s), by_status[s]) for s in STATUS_ORDER if by_status[s]]
-        + [(s, s, n) for s, n in sorted(by_status.items()) if s not in STATUS_WORDS]
+        + ([(MATCHED, MATCHED_WORDS, by_status[MATCHED])] if by_status[MATCHED] else [])
+        + [(s, s, n) for s, n in sorted(by_status.items()) if s not in STATUS_WORDS and s != MATCHED]
         + ([(NO_CLAIM, "of no claim", len(orphans))] if orphans else []),
         "code": [(code, code, n) for code, n in sorted(by_code.items())],
         "verdict": [(v, w, by_verdict[v]) for v, w in VERDICT_CLASSES.items() if by_verdict[v]],

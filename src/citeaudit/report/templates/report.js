@@ -331,7 +331,7 @@
 
   function matches(c) {
     var f = state.filters;
-    if (f.status.length && f.status.indexOf(c.status) < 0) return false;
+    if (f.status.length && f.status.indexOf(c.filter_status || c.status) < 0) return false;
     if (f.verdict.length && f.verdict.indexOf(c.verdict) < 0) return false;
     if (f.code.length && !c.codes.some(function (code) { return f.code.indexOf(code) >= 0; })) return false;
     return !state.query || haystack(c).indexOf(state.query) >= 0;
