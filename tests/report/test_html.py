@@ -500,6 +500,7 @@ def test_a_citation_matched_by_search_does_not_say_checks_passed(bib_html: bytes
     citation = claim["citations"][0]
     assert citation["status"] == "pass"
     assert citation["badge"] == "matched by search"
+    assert b"2 citations checked: 2 passed (2 of them only matched by search), 0 failed" in bib_html
     assert b'data-group="status" data-value="matched_by_search"' in bib_html
     assert b'<span class="pill-word">checks passed</span>' not in bib_html
 

@@ -778,7 +778,7 @@ def counts_words(report: dict[str, Any]) -> str:
     not be checked``."""
     claims = len(report["claims"])
     by_status: Counter[str] = Counter()
-    uncited = 0
+    uncited = searched = 0
     for row in report["results"]:
         if (
             row.get("claim") is not None
@@ -788,6 +788,9 @@ def counts_words(report: dict[str, Any]) -> str:
             uncited += 1
         else:
             by_status[row["status"]] += 1
+            searched += row["status"] == "pass" and any(
+                f["code"] == "I_MATCHED_BY_SEARCH" for f in row["findings"]
+            )
     words = _plural(claims, "claim", "claims")
     if uncited:
         words += f", {uncited} of which {'cites' if uncited == 1 else 'cite'} nothing"
@@ -795,7 +798,9 @@ def counts_words(report: dict[str, Any]) -> str:
     words += f" · {_plural(checked, 'citation', 'citations')} checked"
     if checked:
         words += (
-            f": {by_status['pass']} passed, {by_status['fail']} failed, "
+            f": {by_status['pass']} passed"
+            + (f" ({searched} of them only matched by search)" if searched else "")
+            + f", {by_status['fail']} failed, "
             f"{by_status['could_not_check']} could not be checked"
         )
     return words
