@@ -306,6 +306,9 @@ class _Context:
         snapshot: SourceText | None = None
         unreadable: Finding | None = None
         loaded = False
+        abstract: SourceText | None = None  # the record's abstract, searched for a quote when no snapshot
+        read: CitedText | None = None  # what a citation with no quote is read in
+        chosen = False
         out: list[_Checked] = []
         for citation in citations:
             source = citation.source
@@ -338,7 +341,7 @@ class _Context:
             if citation.quote is not None and snapshot is None and unreadable is None and record.abstract:
                 # No snapshot: a quote of the abstract is found in the record, pinned like it;
                 # one that is not there may be in the full text, so it stays "could not check".
-                abstract = SourceText(record.abstract)
+                abstract = abstract or SourceText(record.abstract)
                 in_abstract, at = check_quote(citation.quote, abstract, self.settings.min_quote_length, make)
                 if at is not None:
                     searched, location = abstract, at
@@ -346,14 +349,21 @@ class _Context:
                         "I_QUOTE_IN_ABSTRACT", "the quote was found in the abstract of the work's record"
                     )
                     quote_findings = [note, *in_abstract]
-            read: CitedText | None = None
-            if citation.quote is None:  # an unreadable snapshot is no text: the full text, the abstract
+            if citation.quote is None and not chosen:  # the work's text, named (and hashed) once
                 read = snapshot_text(snapshot_key, snapshot.text) if snapshot and snapshot_key else None
+                # An unreadable snapshot is no text: the full text fetched, else the abstract.
                 read = read or self._full_text(record) or abstract_of(record, where)
+                chosen = True
             lines, excerpt = _place(searched, location)
             out.append(
                 _Checked(
-                    findings + quote_findings, location, lines, summary, record.year_values, excerpt, read
+                    findings + quote_findings,
+                    location,
+                    lines,
+                    summary,
+                    record.year_values,
+                    excerpt,
+                    read if citation.quote is None else None,
                 )
             )
         return out
