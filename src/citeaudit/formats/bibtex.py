@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from citeaudit.errors import InputError
 from citeaudit.identifiers.arxiv import ARXIV
-from citeaudit.identifiers.doi import DOI
+from citeaudit.identifiers.doi import DOI, doi_in_url
 from citeaudit.identifiers.work import WORK
 from citeaudit.model import Citation, Claim, Note, ReferenceSource, Submission, WorkSource
 from citeaudit.resolve.indexes.interface import WorkQuery
@@ -291,15 +291,51 @@ def _printable(text: str) -> str:
 _ARXIV_URL_RE = re.compile(
     r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE
 )
+# The arXiv id a venue or note names, as exporters write it: Google Scholar's ``journal = {arXiv
+# preprint arXiv:1810.04805}``, Zotero's ``journal = {arXiv:1803.10314 [cs]}`` and ``note =
+# {arXiv: 1312.5602}``, Better BibTeX's ``number = {arXiv:1709.04060}``.
+_ARXIV_NAMED_RE = re.compile(
+    r"^\s*(?:arxiv\s+preprint\s+|arxiv\s+e-?prints?,?\s+)?arxiv\s*:\s*(\S+?)(?:\s*\[[^\]]*\])?\s*$",
+    re.IGNORECASE,
+)
+_ARXIV_NAMED_FIELDS = ("journal", "booktitle", "number", "note", "howpublished")
+# A DOI resolver's address (``http://dx.doi.org/10.1038/sdata.2016.35``, ACM's ``doi.acm.org``).
+_DOI_URL_RE = re.compile(r"^https?://(?:dx\.)?doi\.(?:org|acm\.org)/(10\.\S+)$", re.IGNORECASE)
+# LaTeX escapes in an identifier or address, as Mendeley and hand-written entries have them
+# (``10.1007/978-3-540-89689-0{\_}23``, ``\%7E``): the characters they stand for.
+_ID_ESCAPES_RE = re.compile(r"\\([_%&#$])|\\~\{\}|\\textasciitilde\b|\\textunderscore\b|\$\\backslash\$")
+
+
+def _id_text(value: str) -> str:
+    """An identifier or address field without braces, whitespace and LaTeX escapes."""
+
+    def unescape(m: re.Match[str]) -> str:
+        text = m.group(0)
+        if m.group(1):
+            return m.group(1)
+        return "~" if "~" in text or "tilde" in text else ("_" if "underscore" in text else "\\")
+
+    return "".join(_BRACES_RE.sub("", _ID_ESCAPES_RE.sub(unescape, value)).split())
+
+
+def _arxiv_named(fields: dict[str, str]) -> str | None:
+    """The arXiv id the entry's venue, number or note names (``arXiv preprint arXiv:1810.04805``)."""
+    for field in _ARXIV_NAMED_FIELDS:
+        named = _ARXIV_NAMED_RE.match(_plain(fields.get(field, "")))
+        if named is not None and ARXIV.doi_of(named.group(1)) is not None:
+            return named.group(1)
+    return None
 
 
 def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
     """The entry's identifier kind and value, and the handler's note on its form: its DOI, else
-    its arXiv eprint (an id, ``arXiv:id``, or the address of its page)."""
-    doi = _plain(fields.get("doi", ""))
+    its arXiv eprint (an id, ``arXiv:id``, or the address of its page), else the arXiv id its
+    venue or note names, else the DOI or arXiv id of its ``url`` (an arXiv address only where
+    the entry names no other venue: a journal paper's ``url`` may be where it was read)."""
+    doi = _id_text(fields.get("doi", ""))
     if doi:
         return DOI.kind, doi, None
-    eprint = _plain(fields.get("eprint", ""))
+    eprint = _id_text(fields.get("eprint", ""))
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).strip().lower()
     if (url := _ARXIV_URL_RE.match(eprint)) is not None:
         eprint, prefix = url.group(1), "arxiv"
@@ -307,7 +343,34 @@ def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
         arxiv_doi = ARXIV.doi_of(eprint)
         if arxiv_doi is not None:
             return ARXIV.kind, arxiv_doi, ARXIV.form_note(eprint)
+    named = _arxiv_named(fields)
+    if named is not None:
+        return ARXIV.kind, str(ARXIV.doi_of(named)), ARXIV.form_note(named)
+    address = _id_text(fields.get("url", ""))
+    if (on_resolver := _DOI_URL_RE.match(address)) is not None and DOI.is_valid(
+        DOI.normalise(on_resolver.group(1))
+    ):
+        return DOI.kind, on_resolver.group(1), None
+    if (on_page := doi_in_url(address)) is not None:
+        return DOI.kind, on_page, None
+    venue = _plain(fields.get("journal", fields.get("booktitle", "")))
+    if (page := _ARXIV_URL_RE.match(address)) is not None and (not venue or _ARXIV_VENUE_RE.search(venue)):
+        arxiv_doi = ARXIV.doi_of(page.group(1))
+        if arxiv_doi is not None:
+            return ARXIV.kind, arxiv_doi, ARXIV.form_note(page.group(1))
     return None
+
+
+_ARXIV_VENUE_RE = re.compile(r"^\s*corr\b|\barxiv\b", re.IGNORECASE)
+
+
+def _issue(fields: dict[str, str]) -> str | None:
+    """The issue an entry gives: its ``number`` or ``issue``, unless that is an arXiv id
+    (Better BibTeX writes a preprint's report number ``arXiv:1709.04060`` there)."""
+    value = _text(fields.get("number", fields.get("issue", "")))
+    if not value or _ARXIV_NAMED_RE.match(value):
+        return None
+    return value
 
 
 def parse_bibtex(text: str, name: str) -> Submission:
@@ -400,7 +463,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 authors=authors + (("others",) if truncated else ()),
                 container=venue,
                 volume=_text(fields.get("volume", "")) or None,
-                issue=_text(fields.get("number", fields.get("issue", ""))) or None,
+                issue=_issue(fields),
                 pages=_text(fields.get("pages", "")) or None,
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
                 kind=identified[0],
@@ -416,7 +479,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
                 authors=authors + (("others",) if truncated else ()),
                 container=_text(fields.get("journal", fields.get("booktitle", ""))) or None,
                 volume=_text(fields.get("volume", "")) or None,
-                issue=_text(fields.get("number", fields.get("issue", ""))) or None,
+                issue=_issue(fields),
                 pages=_text(fields.get("pages", "")) or None,
                 type=_ENTRY_TYPES.get(entry.entry_type.lower()),
                 kind=WORK.kind,
