@@ -90,9 +90,9 @@ for file in "${files[@]}"; do
   fi
   note "$code"
   # The row: the file's summary lines (checked=…, decision=…), or its one error line.
-  totals="$(printf '%s\n' "$line" | grep -E '^(checked|decision)=' | tr '\n' ' ' | sed 's/ *$//' || true)"
+  totals="$(printf '%s\n' "$line" | grep -E '^(checked|pass|decision)=' | tr '\n' ' ' | sed 's/ *$//' || true)"
   if [ -n "$totals" ]; then
-    cited="$(printf '%s\n' "$line" | grep -vE '^(checked|decision)=' | grep -v '^$' || true)"
+    cited="$(printf '%s\n' "$line" | grep -vE '^(checked|pass|decision)=' | grep -v '^$' || true)"
   else
     totals="$(printf '%s\n' "$line" | head -n 1)"
     cited=""

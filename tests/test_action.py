@@ -182,12 +182,12 @@ def test_errors_are_uploaded_merged_and_fail_the_job(workdir: Path, tmp_path: Pa
     assert len(table) == 2, summary
     assert re.fullmatch(
         r"\| `answers/day1/wrong\.claims\.json` \| 1 \| checked=4 failed=3 report=\S+\.json "
-        r"decision=reject status=invalid \|",
+        r"pass=1 fail=2 could_not_check=1 decision=reject status=invalid \|",
         table[1],
     ), table[1]
     assert re.fullmatch(
         r"\| `answers/clean\.claims\.json` \| 0 \| checked=1 failed=0 report=\S+\.json "
-        r"decision=manual_review status=needs_review \|",
+        r"pass=1 fail=0 could_not_check=0 decision=manual_review status=needs_review \|",
         table[0],
     ), table[0]
     details = summary.split(table[1] + "\n", 1)[1]

@@ -49,7 +49,7 @@ def test_exit_0_when_clean(seed: Path) -> None:
     result = run_cli("check", _only(seed, "c1"), "--offline")
     assert (result.code, result.stdout) == (
         0,
-        "checked=1 failed=0 report=report.json\ndecision=manual_review status=needs_review\n",
+        "checked=1 failed=0 report=report.json\npass=1 fail=0 could_not_check=0\ndecision=manual_review status=needs_review\n",
     )
     assert _report()["outcome"] == "clean"
 
@@ -69,7 +69,8 @@ def test_exit_1_when_errors(seed: Path) -> None:
     result = run_cli("check", "claims.json", "--offline")
     assert (result.code, result.stdout) == (
         1,
-        SEED000_FAILING + "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n",
+        SEED000_FAILING
+        + "checked=4 failed=3 report=report.json\npass=1 fail=2 could_not_check=1\ndecision=reject status=invalid\n",
     )
 
 
@@ -83,7 +84,8 @@ def test_piped_check_of_the_example_names_each_failed_citation_before_the_summar
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (1, b"")
     assert done.stdout.decode("utf-8") == (
-        SEED000_FAILING + "checked=4 failed=3 report=report.json\ndecision=reject status=invalid\n"
+        SEED000_FAILING
+        + "checked=4 failed=3 report=report.json\npass=1 fail=2 could_not_check=1\ndecision=reject status=invalid\n"
     )
 
 
@@ -95,7 +97,7 @@ def test_a_missing_snapshot_says_how_to_add_it_beside_the_first_error(seed: Path
         "c2 10.0000/demo.1 E_YEAR_MISMATCH: 2023 is not a year of the work (the record has 2024); "
         "also E_NUMBER_UNSUPPORTED:3; E_NO_SNAPSHOT: no text snapshot of the cited work to search the quote "
         "in: add the work's text (a PDF, HTML or text file) with `citeaudit snapshot FILE --doi 10.0000/demo.1`\n"
-        "checked=1 failed=1 report=report.json\ndecision=reject status=invalid\n"
+        "checked=1 failed=1 report=report.json\npass=0 fail=1 could_not_check=0\ndecision=reject status=invalid\n"
     )
 
 
@@ -113,7 +115,11 @@ def test_piped_lines_write_display_controls_out_and_cut_long_names(seed: Path) -
     name = "A <U+202E>длинное название в две строки " + "x" * 26 + "…"  # 60 characters
     assert lines[1].startswith(f"w {name} E_NOT_CACHED: ")
     # Uncited (wrong: reject) and not cached (nothing found wrong): partial, not invalid.
-    assert lines[2:] == ["checked=2 failed=2 report=report.json", "decision=reject status=partial"]
+    assert lines[2:] == [
+        "checked=2 failed=2 report=report.json",
+        "pass=0 fail=1 could_not_check=1",
+        "decision=reject status=partial",
+    ]
     assert all(c.isprintable() for c in result.stdout.replace("\n", ""))
 
 
@@ -125,6 +131,7 @@ def test_piped_lines_stop_at_fifty_and_count_the_rest(seed: Path) -> None:
     assert lines[50:] == [
         "… and 3 more citations that failed or could not be checked",
         "checked=53 failed=53 report=report.json",
+        "pass=0 fail=53 could_not_check=0",
         "decision=reject status=partial",
     ]
 
@@ -282,11 +289,15 @@ def test_a_terminal_gets_the_failing_citations_as_a_table(seed: Path) -> None:
     out = Terminal()
     assert main(["check", "claims.json", "--offline"], stdout=out, stderr=io.StringIO()) == 1
     lines = out.getvalue().splitlines()
-    assert lines[:2] == ["checked=4 failed=3 report=report.json", "decision=reject status=invalid"]
-    assert lines[2].split() == ["claim", "citation", "codes", "reason"]
-    assert lines[3].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
-    assert lines[3].endswith("2023 is not a year of the work (the record has 2024)")
-    assert [line.split()[0] for line in lines[3:]] == ["c2", "c3", "c4"]
+    assert lines[:3] == [
+        "checked=4 failed=3 report=report.json",
+        "pass=1 fail=2 could_not_check=1",
+        "decision=reject status=invalid",
+    ]
+    assert lines[3].split() == ["claim", "citation", "codes", "reason"]
+    assert lines[4].startswith("c2     c2#1      E_YEAR_MISMATCH E_QUOTE_NOT_FOUND E_NUMBER_UNSUPPORTED:3")
+    assert lines[4].endswith("2023 is not a year of the work (the record has 2024)")
+    assert [line.split()[0] for line in lines[4:]] == ["c2", "c3", "c4"]
 
 
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
@@ -333,7 +344,11 @@ def test_out_dash_prints_the_report_and_moves_the_summary_to_stderr(
     assert result.code == 1
     assert result.stdout == Path("report.json").read_text("utf-8")
     # The summary goes to the stream main() was given, never to the process's own stderr.
-    assert result.stderr == SEED000_FAILING + "checked=4 failed=3 report=-\ndecision=reject status=invalid\n"
+    assert (
+        result.stderr
+        == SEED000_FAILING
+        + "checked=4 failed=3 report=-\npass=1 fail=2 could_not_check=1\ndecision=reject status=invalid\n"
+    )
     assert capsys.readouterr().err == ""
     assert not Path("-").exists()
     clash = run_cli("check", "claims.json", "--offline", "--out", "-", "--format", "md")

@@ -58,7 +58,7 @@ def test_each_file_is_checked_offline_and_nothing_is_written(
     assert sorted(p.name for p in repo.iterdir()) == before  # no report.json
     captured = capsys.readouterr()
     assert captured.out == ""
-    clean = "clean.claims.json:\nchecked=1 failed=0 report=-\ndecision=manual_review status=needs_review\n"
+    clean = "clean.claims.json:\nchecked=1 failed=0 report=-\npass=1 fail=0 could_not_check=0\ndecision=manual_review status=needs_review\n"
     # A hook's output is read in a log: each failed or unchecked citation on a line, with the fix
     # where its error has one, before the file's summary.
     assert captured.err == clean + clean + (
@@ -69,6 +69,7 @@ def test_each_file_is_checked_offline_and_nothing_is_written(
         "online (same --cache) to pin the registry's answer\n"
         "c4 - E_UNCITED: the claim cites nothing\n"
         "checked=4 failed=3 report=-\n"
+        "pass=1 fail=2 could_not_check=1\n"
         "decision=reject status=invalid\n"
     )
 

@@ -37,7 +37,7 @@ def test_rules_judge_by_default_and_none_skips_the_stage(work: Path) -> None:
         "manual_review",
         "unknown",
     )
-    assert out.splitlines()[1] == "decision=manual_review status=needs_review"
+    assert out.splitlines()[2] == "decision=manual_review status=needs_review"
     code, report, _ = _check("--judge", "none")
     assert (code, report["decision"], report["claims"][0]["verdict"]) == (0, "manual_review", None)
     assert report["settings"]["judge"] is None

@@ -128,15 +128,55 @@ def test_wrong_metadata_of_a_real_work_is_wrong_and_a_fabricated_one_not_found(
 def test_two_works_with_one_title_are_ambiguous_until_the_author_says_which(here: Path, mirror: Path) -> None:
     path = _claims({"title": "Deep Learning"}, {"title": "Deep Learning", "first_author": "LeCun"})
     code, report = _check(path, "--mirror", mirror, "--indexes", "")
-    assert code == 0  # a warning: nothing was found wrong
+    assert code == 3  # nothing was found wrong, but one citation was not checked
     codes = _codes(report)
-    assert codes["c1"] == ["W_WORK_AMBIGUOUS"]
+    assert codes["c1"] == ["E_WORK_AMBIGUOUS"]
+    # Not a pass: the citation was checked against no work.
+    assert report["results"][0]["status"] == "could_not_check"
+    assert report["summary"]["results_by_status"] == {"could_not_check": 1, "fail": 0, "pass": 1}
+    assert (report["status"], report["decision"]) == ("partial", "manual_review")
     ambiguous = report["results"][0]["findings"][0]
+    assert ambiguous["outcome"] == "could_not_check"
+    assert ambiguous["message"] == (
+        "2 different works in mirror match the reference equally well, so it was not checked against "
+        "any of them: name the one meant by its DOI or arXiv id"
+    )
     assert [c["key"] for c in ambiguous["suggestion"]["candidates"]] == [
         "journals/nature/LeCunBH15",
         "books/daglib/0040158",
     ]
     assert "I_MATCHED_BY_SEARCH" in codes["c2"]
+
+
+def test_the_settings_name_the_mirror_and_indexes_searched_in_order(here: Path, mirror: Path) -> None:
+    path = _claims({"title": "Deep Learning", "first_author": "LeCun"})
+    _, report = _check(path, "--mirror", mirror, "--indexes", "dblp,crossref")
+    assert report["settings"]["search"] == {
+        "indexes": [
+            {
+                "dumps": [
+                    {
+                        "dump_date": "2026-11-01",
+                        "file": "dblp-2026-11-01.xml.gz",
+                        "format": "dblp",
+                        "records": 56,
+                    }
+                ],
+                "file": "refs.mirror",
+                "index": "mirror",
+            },
+            {"index": "dblp"},
+            {"index": "crossref"},
+        ]
+    }
+    # An audit that searched for nothing names no index: its report is as it was.
+    Path("doi.json").write_text(
+        json.dumps({"claims": [{"id": "c", "text": "A claim.", "citations": [{"doi": "10.1000/x"}]}]}),
+        "utf-8",
+    )
+    _, report = _check("doi.json", "--mirror", mirror)
+    assert "search" not in report["settings"]
+    assert "offline" not in report["settings"]
 
 
 def test_without_a_mirror_offline_it_could_not_check(here: Path) -> None:
@@ -255,10 +295,9 @@ def test_fetch_pins_the_search_answers_and_offline_gives_the_same_bytes(
     )
     assert (online.code, offline.code) == (1, 1)
     assert dblp_online.count("dblp") == asked  # both read the pins
-    online_report = json.loads(Path("online.json").read_text("utf-8"))
+    assert Path("online.json").read_bytes() == Path("offline.json").read_bytes()
     offline_report = json.loads(Path("offline.json").read_text("utf-8"))
-    online_report["settings"].pop("offline"), offline_report["settings"].pop("offline")
-    assert online_report == offline_report
+    assert offline_report["settings"]["search"] == {"indexes": [{"index": "dblp"}]}
     codes = _codes(offline_report)
     assert codes["c1"] == ["I_MATCHED_BY_SEARCH", "I_QUOTE_ABSENT"]
     assert "I_MATCHED_BY_SEARCH" in codes["c2"]

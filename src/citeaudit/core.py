@@ -92,9 +92,10 @@ class AuditSettings:
     full_text: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """What changes a verdict. Not ``offline``: an online audit and the offline one after it
+        read the same pins and give the same report, so the report does not say which it was."""
         return {
             "min_quote_length": self.min_quote_length,
-            "offline": self.offline,
             "policy": self.policy.to_json(),
             "severity": dict(sorted(self.severity.items())),
         }
@@ -404,8 +405,11 @@ class _Context:
         searched = ", ".join(a.index for a in answers)
         if match.status is MatchStatus.AMBIGUOUS:
             listed = [r.to_json() for r in match.rivals]
-            message = f"{len(listed)} different works in {searched} match the reference equally well"
-            finding = make("W_WORK_AMBIGUOUS", message, suggestion={"candidates": listed})
+            message = (
+                f"{len(listed)} different works in {searched} match the reference equally well, so it "
+                "was not checked against any of them: name the one meant by its DOI or arXiv id"
+            )
+            finding = make("E_WORK_AMBIGUOUS", message, suggestion={"candidates": listed})
             return [_Checked([finding]) for _ in citations]
         nearest = match.nearest
         message = f"no record in {searched} has this title with this author or year"
@@ -602,6 +606,11 @@ class WorkSearch(Protocol):
     def find_many(
         self, queries: Sequence[WorkQuery], enough: Callable[[WorkQuery, Sequence[Candidate]], bool]
     ) -> Mapping[str, tuple[IndexAnswer, ...]]: ...
+
+    def described(self) -> list[dict[str, Any]]:
+        """The indexes searched, in order, as the report's settings name them: a mirror by its
+        file name, dump files, dump dates and records; an online index by its name."""
+        ...
 
 
 def query_of(source: WorkSource) -> WorkQuery:
@@ -833,7 +842,10 @@ def audit(
         rows=tuple(r.row() for r in everything),
         claims=tuple(claims),
         status=ReportStatus.NEEDS_REVIEW,  # status and decision: finalize decides both, below
-        settings=settings.to_json() | {"judge": str(judge.identity) if judge is not None else None},
+        settings=settings.to_json()
+        | {"judge": str(judge.identity) if judge is not None else None}
+        # Only an audit that searched names what it searched: the others' reports stay as they were.
+        | ({"search": {"indexes": finder.described()}} if searches and finder is not None else {}),
         checker_version=__version__,
         decision=Decision.REJECT,
     )

@@ -38,6 +38,7 @@ from citeaudit.sources.interface import PinStore, SourceLookup
 from citeaudit.sources.pins import FetchingPins, PinDirectory, Pinner
 
 if TYPE_CHECKING:
+    from citeaudit.resolve.indexes.finder import WorkFinder
     from citeaudit.resolve.web import WebFetcher
     from citeaudit.sources.corpus import Corpus
     from citeaudit.store.evidence import EvidenceStore, Scope
@@ -135,11 +136,17 @@ class _ConfiguredSearch:
             if not path.is_file():
                 raise ConfigError(f"{path}: no mirror there; create it with `citeaudit mirror import`")
         self.config = config
-        self._built: WorkSearch | None = None
+        self._built: WorkFinder | None = None
 
     def find_many(
         self, queries: Sequence[WorkQuery], enough: Callable[[WorkQuery, Sequence[Candidate]], bool]
     ) -> Mapping[str, tuple[IndexAnswer, ...]]:
+        return self._finder().find_many(queries, enough)
+
+    def described(self) -> list[dict[str, Any]]:
+        return self._finder().described()
+
+    def _finder(self) -> WorkFinder:
         if self._built is None:
             from citeaudit.mirror import open_mirror
             from citeaudit.resolve.indexes.finder import WorkFinder, online_indexes
@@ -149,7 +156,7 @@ class _ConfiguredSearch:
             local = [open_mirror(path) for path in config.mirrors]
             online = online_indexes(config.indexes, config.mailto, config.cache)
             self._built = WorkFinder(local, online, SearchPins(config.cache), offline=config.offline)
-        return self._built.find_many(queries, enough)
+        return self._built
 
 
 def build_finder(config: Config) -> WorkSearch:

@@ -213,7 +213,7 @@ def test_references_found_in_a_mirror_give_the_local_engine_s_reports_on_ray(
     ]
     assert len(reports) == 24
     codes = {f["code"] for r in reports for row in r["report"]["results"] for f in row["findings"]}
-    assert {"I_MATCHED_BY_SEARCH", "E_WORK_NOT_FOUND", "W_WORK_AMBIGUOUS"} <= codes
+    assert {"I_MATCHED_BY_SEARCH", "E_WORK_NOT_FOUND", "E_WORK_AMBIGUOUS"} <= codes
     assert outs[0]["rejected.jsonl"] == b""
 
 

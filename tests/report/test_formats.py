@@ -100,9 +100,10 @@ def test_junit_parses_back(seed_report: dict[str, Any]) -> None:
 def test_check_with_format_writes_both(seed_report: dict[str, Any]) -> None:
     result = run_cli("check", "claims.json", "--offline", "--format", "junit", "--output", "out.xml")
     assert result.code == 1
-    assert result.stdout.splitlines()[-3:] == [  # the failed citations' lines come first
+    assert result.stdout.splitlines()[-4:] == [  # the failed citations' lines come first
         "c4 - E_UNCITED: the claim cites nothing",
         "checked=4 failed=3 report=report.json",
+        "pass=1 fail=2 could_not_check=1",
         "decision=reject status=invalid",
     ]
     assert ET.parse("out.xml").getroot().tag == "testsuites"

@@ -252,10 +252,11 @@ CATALOGUE: dict[str, CodeInfo] = {
             "The reference names no identifier; bibliographic search matched it (index, record, score).",
         ),
         CodeInfo(
-            "W_WORK_AMBIGUOUS",
-            _W,
-            _NOTE,
-            "Several different works match the reference equally well; none was checked against it.",
+            "E_WORK_AMBIGUOUS",
+            _E,
+            _UN,
+            "Several different works match the reference equally well; none was checked against it, "
+            "so the citation could not be checked: name the work's DOI or arXiv id.",
         ),
         CodeInfo(
             "E_WORK_NOT_FOUND",

@@ -198,9 +198,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         write_file(config.out, dump_report_dict(as_dict))
     if evidence is not None:
         evidence.trail().append(report)
-    # The seed's summary line as it was, then the decision on a line of its own.
-    summary = f"checked={len(report.rows)} failed={report.failed} report={config.out}\n"
-    summary += f"decision={report.decision.value} status={report.status.value}"
+    summary = summary_lines(report, as_dict, config.out)
     if rendering is not None:
         if not rendering_first:
             emit(rendering, args.output, stdout)
@@ -208,6 +206,18 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     else:
         print_summary(summary, as_dict, stderr if to_stdout else stdout)
     return exit_code(report, config.fail_on)
+
+
+def summary_lines(report: Report, as_dict: dict[str, Any], out: object) -> str:
+    """The seed's summary line as it was (its ``failed`` counts every result with an error, the
+    could-not-check ones too), then those results apart in the words of the JSON report's
+    ``summary.results_by_status``, then the decision."""
+    by_status = as_dict["summary"]["results_by_status"]
+    return (
+        f"checked={len(report.rows)} failed={report.failed} report={out}\n"
+        f"pass={by_status['pass']} fail={by_status['fail']} could_not_check={by_status['could_not_check']}\n"
+        f"decision={report.decision.value} status={report.status.value}"
+    )
 
 
 def print_summary(summary: str, report: dict[str, Any], stream: TextIO) -> None:

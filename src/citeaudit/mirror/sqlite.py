@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -467,6 +468,27 @@ class SqliteMirror(SearchIndex):
             return f"{self.path}: an import ended before the index was built; rerun `citeaudit mirror import`"
         return None
 
+    def described(self) -> dict[str, Any]:
+        """The mirror as a report names it: its file name (not its folder: the report is the same
+        wherever it is kept) and, per dump file of its formats, the name, the newest record date
+        and the records imported from it."""
+        marks = ",".join("?" * len(self.formats))
+        with self._lock:
+            rows = (
+                self._connect()
+                .execute(
+                    f"SELECT format, name, dump_date, imported FROM sources WHERE format IN ({marks}) "
+                    "ORDER BY format, name",
+                    self.formats,
+                )
+                .fetchall()
+            )
+        dumps = [
+            {"dump_date": date or None, "file": dump_file_name(name), "format": fmt, "records": count}
+            for fmt, name, date, count in rows
+        ]
+        return {"dumps": dumps, "file": self.path.name, "index": self.name}
+
     def search_many(self, queries: Sequence[WorkQuery], limit: int = 10) -> dict[str, IndexAnswer]:
         with self._lock:
             problem = self.incomplete()
@@ -638,6 +660,18 @@ def _rare_together(words: Sequence[str], df: Mapping[str, int], size: int) -> li
         if len(out) > 1 and expected < 1:
             break
     return out
+
+
+_ARCHIVE = re.compile(r"(.*?\.(?:tar|tgz|tar\.[a-z0-9]+)):(.+)", re.DOTALL)
+
+
+def dump_file_name(name: str) -> str:
+    """A dump file as a report names it: the file's own name, or ``archive.tar:member`` for a
+    member of an archive, never the folder it was imported from."""
+    archive = _ARCHIVE.fullmatch(name)
+    if archive is not None:
+        return f"{Path(archive[1]).name}:{archive[2]}"
+    return Path(name).name
 
 
 def open_mirror(path: Path, formats: Sequence[str] | None = None) -> SqliteMirror:

@@ -98,11 +98,17 @@ def _anchor(citation_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", citation_id)
 
 
+_IDENTIFIER_NAMES = {"doi": "DOI", "pmid": "PMID", "pmcid": "PMCID"}
+
+
 def _source_lines(row: dict[str, Any]) -> list[str]:
     source, record = row.get("source") or {}, row.get("record") or {}
     out = []
-    if source.get("kind") == "doi":
-        out.append(f"DOI: {literal(row['doi'])}; cited title: {literal(source.get('title', '—'))}")
+    if source.get("kind") in _IDENTIFIER_NAMES:  # a work named by a registry's identifier
+        kind = source["kind"]
+        shown = row["doi"] if kind == "doi" else source.get(kind, "")
+        cited = literal(source.get("title", "—"))
+        out.append(f"{_IDENTIFIER_NAMES[kind]}: {literal(shown)}; cited title: {cited}")
         if record.get("title"):
             out.append(f"Registry: {literal(record['agency'])}; title: {literal(record['title'])}")
     elif source.get("kind") == "corpus":
@@ -166,6 +172,16 @@ def _citation_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _by_status(report: dict[str, Any]) -> str:
+    """The results apart, in the HTML header's words: a result that could not be checked is
+    never counted as failed (``3 passed, 1 failed, 2 could not be checked``)."""
+    by_status = report["summary"]["results_by_status"]
+    return (
+        f"{by_status['pass']} passed, {by_status['fail']} failed, "
+        f"{by_status['could_not_check']} could not be checked"
+    )
+
+
 def _body(report: dict[str, Any], report_digest: str) -> str:
     title = report.get("title") or "Citation audit"
     lines = [
@@ -175,8 +191,8 @@ def _body(report: dict[str, Any], report_digest: str) -> str:
         "that any claim is true or supported.",
         "",
         f"Status: `{report['status']}` · decision: `{report.get('decision', 'not recorded')}` · "
-        f"outcome: `{report['outcome']}` · checked {report['checked']}, "
-        f"failed {report['failed']} · citeaudit {report['checker']['version']}",
+        f"outcome: `{report['outcome']}` · checked {report['checked']}: {_by_status(report)} · "
+        f"citeaudit {report['checker']['version']}",
         "",
         f"Report SHA-256: {report_digest}",
         "",

@@ -230,8 +230,10 @@ class ExcerptDoc(_Part):
 class SourceDoc(_Part):
     """Any of the five kinds of source: the fields of each, all optional but ``kind``."""
 
-    kind: Literal["doi", "url", "work", "corpus", "store", "reference"]
+    kind: Literal["doi", "url", "work", "corpus", "store", "reference", "pmid", "pmcid"]
     doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
     url: str | None = None
     accessed: str | None = None
     title: str | None = None
@@ -303,7 +305,6 @@ class SettingsDoc(_Part):
     model_config = ConfigDict(extra="allow", strict=True, frozen=True)  # callers add their own (jobs, store…)
     judge: str | None
     min_quote_length: int
-    offline: bool
     policy: PolicyDoc
     severity: dict[str, Literal["error", "warning", "info"]]
 
@@ -360,6 +361,8 @@ def checked_report(data: Any, name: str, path: list[str | int] | None = None) ->
 # The fields each kind of source has, beyond its kind, that the renderers name it by.
 _SOURCE_FIELDS = {"corpus": ("document_id", "document_version"), "store": ("source_id", "revision", "digest")}
 _LISTS = (("errors", "error"), ("warnings", "warning"), ("notes", "info"))
+# The kinds of source whose record a registry gave (a DOI's agency, PubMed for a PMID or PMCID).
+_REGISTRY_KINDS = ("doi", "pmid", "pmcid")
 
 
 def _both_or_neither(part: dict[str, Any], first: str, second: str, name: str, at: list[str | int]) -> None:
@@ -402,7 +405,7 @@ def _check_row(row: dict[str, Any], name: str, at: list[str | int]) -> None:
             raise InputError(
                 name, json_path([*at, "source", field]), f"required field is missing (a {kind} source)"
             )
-    if kind == "doi" and row["record"] is not None and "agency" not in row["record"]:
+    if kind in _REGISTRY_KINDS and row["record"] is not None and "agency" not in row["record"]:
         raise InputError(
             name, json_path([*at, "record", "agency"]), "required field is missing (a registry record)"
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from citeaudit.errors import ConfigError
 from citeaudit.resolve.indexes.arxiv import ArxivIndex
@@ -76,6 +77,10 @@ class WorkFinder:
         self.pins = pins
         self.offline = offline
         self.limit = limit
+
+    def described(self) -> list[dict[str, Any]]:
+        """Every index a query may be put to, in the order it is put to them."""
+        return [index.described() for index in self.local + self.online]
 
     def find_many(self, queries: Sequence[WorkQuery], enough: Enough) -> dict[str, tuple[IndexAnswer, ...]]:
         open_queries = {q.key: q for q in queries}  # one search per normalised query

@@ -108,6 +108,10 @@ class SearchIndex(ABC):
     #: The index's name in candidates, pins and reports ("mirror:dblp", "crossref"…).
     name: str
 
+    def described(self) -> dict[str, Any]:
+        """What the report's settings say of this index: its name (a mirror adds its file)."""
+        return {"index": self.name}
+
     @abstractmethod
     def search_many(self, queries: Sequence[WorkQuery], limit: int = 10) -> dict[str, IndexAnswer]:
         """One answer per query, keyed by :attr:`WorkQuery.key`, each with at most ``limit``
