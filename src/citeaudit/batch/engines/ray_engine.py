@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from citeaudit.batch.engines import BatchError, Engine, Task
@@ -55,6 +56,41 @@ def _ray(local: bool = False) -> Any:
     return ray
 
 
+# Where the API server's plain-HTTP requests go: a loopback port nothing serves (discard), so they
+# fail at once on this machine.
+NOWHERE = "http://127.0.0.1:9"
+
+
+@contextmanager
+def _no_cloud_probes(ray: Any) -> Iterator[None]:
+    """Ray's API server (started even with no dashboard, for usage statistics) asks which cloud it
+    runs on, by plain HTTP to 169.254.169.254 and to metadata.google.internal (a DNS lookup first),
+    unless it finds the config of a cluster Ray's launcher started; nothing in Ray turns this off.
+    While the local Ray starts, the API server alone is given a plain-HTTP proxy that leads nowhere,
+    so these requests never leave the machine. Its other traffic is unchanged: gRPC to the local
+    Ray reads ``grpc_proxy`` first and is given what it would have used before, and a usage report
+    (HTTPS, only with ``RAY_USAGE_STATS_ENABLED=1``) reads ``https_proxy``."""
+    services: Any = getattr(getattr(ray, "_private", None), "services", None)
+    start = getattr(services, "start_ray_process", None)
+    if start is None:  # another Ray than the pinned one: nothing to hook
+        yield
+        return
+    proxies = {"http_proxy": NOWHERE, "HTTP_PROXY": NOWHERE}
+    if not any(os.environ.get(name) is not None for name in ("grpc_proxy", "https_proxy")):
+        proxies["grpc_proxy"] = os.environ.get("http_proxy", "")  # empty: no proxy
+
+    def started(command: list[str], process_type: str, *args: Any, **kwargs: Any) -> Any:
+        if process_type == "dashboard":
+            kwargs["env_updates"] = {**(kwargs.get("env_updates") or {}), **proxies}
+        return start(command, process_type, *args, **kwargs)
+
+    services.start_ray_process = started
+    try:
+        yield
+    finally:
+        services.start_ray_process = start
+
+
 class RayEngine(Engine):
     def __init__(self, workers: int, address: str | None = None) -> None:
         super().__init__(workers)
@@ -69,12 +105,13 @@ class RayEngine(Engine):
                 if self.address is not None:
                     ray.init(address=self.address, **options)
                 else:
-                    ray.init(
-                        num_cpus=self.workers,
-                        include_dashboard=False,
-                        _node_ip_address="127.0.0.1",
-                        **options,
-                    )
+                    with _no_cloud_probes(ray):
+                        ray.init(
+                            num_cpus=self.workers,
+                            include_dashboard=False,
+                            _node_ip_address="127.0.0.1",
+                            **options,
+                        )
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise ConfigError(f"cannot start or reach Ray ({self.address or 'local'}): {e}") from None
             started = True
