@@ -15,6 +15,7 @@ from bench import (
     batch_throughput,
     check_throughput,
     hallmark_search,
+    hallmark_venues,
     hostile_input,
     html_report,
     judge_throughput,
@@ -60,6 +61,10 @@ BENCHMARKS = {
         hallmark_search,
     ),
     "near-titles": ("References a title word off, on a large mirror", near_titles),
+    "venue-forms": (
+        "Venue names as people write them: HALLMARK dev under every form of its venue",
+        hallmark_venues,
+    ),
 }
 # Benchmarks that run one module another way than its plain run(quick=…).
 _RUNS = {

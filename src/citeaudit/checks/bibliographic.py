@@ -221,18 +221,57 @@ def _holds(words: list[str], run: str) -> bool:
     return any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))
 
 
+def _holds_abbreviated(words: list[str], run: str) -> bool:
+    """The words hold the run abbreviated word for word, stop words, years and ordinals aside
+    (``Proc. of the 39th Int. Conf. on Machine Learning`` holds ``international conference on
+    machine learning``; ``Trans. Mach. Learn. Res.`` is ``transactions on machine learning
+    research``). Runs of two words or more: one word's start says too little."""
+    wanted = [w for w in run.split() if w not in _VENUE_STOP]
+    ours = [w for w in words if w not in _VENUE_STOP and not _YEAR_OR_ORDINAL_RE.match(w)]
+    if len(wanted) < 2:
+        return False
+    return any(
+        all(_word_abbreviates(a, b) for a, b in zip(ours[i : i + len(wanted)], wanted, strict=True))
+        for i in range(len(ours) - len(wanted) + 1)
+    )
+
+
+def _word_abbreviates(short: str, word: str) -> bool:
+    """One title word abbreviated: the start of the word (``Int.`` for ``International``), or its
+    ISO 4 abbreviation in the LTWA where the start is not it (``Natl.`` for ``National``). The
+    LTWA is read on the first venue that needs it, never at start-up."""
+    if word.startswith(short):
+        return True
+    from citeaudit.checks import iso4
+
+    return iso4.abbreviation(word) == short
+
+
 def _abbreviates(cited: list[str], full: list[str]) -> bool:
     """``Proc. of the 40th Int. Conf. on Machine Learning`` = ``Proceedings of the 40th
-    International Conference on Machine Learning``: word for word, stop words aside, each cited
-    word the start of the full one (numbers equal)."""
+    International Conference on Machine Learning``, ``Proc. Natl. Acad. Sci.`` = ``Proceedings of
+    the National Academy of Sciences``: word for word, stop words aside, each cited word the start
+    of the full one or its ISO 4 abbreviation (numbers equal)."""
     ours = [w for w in cited if w not in _VENUE_STOP]
     theirs = [w for w in full if w not in _VENUE_STOP]
     if not ours or len(ours) != len(theirs):
         return False
     return all(
-        a == b if (a.isdigit() or b.isdigit() or _YEAR_OR_ORDINAL_RE.match(a)) else b.startswith(a)
+        a == b if (a.isdigit() or b.isdigit() or _YEAR_OR_ORDINAL_RE.match(a)) else _word_abbreviates(a, b)
         for a, b in zip(ours, theirs, strict=True)
     )
+
+
+def _one_word_iso4(cited: list[str], full: list[str]) -> bool:
+    """A one-word title and its ISO 4 abbreviation in the LTWA (``Nat.`` and ``Nature``, as DBLP
+    names the journal): only the LTWA's own abbreviation, never the start of any word, so that
+    ``Nat.`` is not read as ``National`` nor ``Science`` as ``Sci. Rep.``."""
+    if len(cited) != 1 or len(full) != 1 or cited[0] == full[0]:
+        return False
+    from citeaudit.checks import iso4
+
+    short, word = sorted((cited[0], full[0]), key=len)
+    return iso4.abbreviation(word) == short != word
 
 
 def venue_matches(cited: str, names: Sequence[str]) -> bool:
@@ -249,6 +288,8 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
     # The record may hold the abbreviation (DBLP's "Neural Comput." for "Neural Computation"); of
     # two words or more, so that one short word ("Nat.") is not read into any venue.
     if len(words) > 1 and any(_abbreviates(t, words) for t in theirs):
+        return True
+    if any(_one_word_iso4(words, t) for t in theirs):
         return True
     alias = _alias(words)
     if alias is not None and any(_holds(t, run) for t in theirs for run in VENUE_ALIASES[alias]):
@@ -271,7 +312,9 @@ def venue_matches(cited: str, names: Sequence[str]) -> bool:
     ):
         return True
     return any(
-        (a := _alias(t)) is not None and any(_holds(words, run) for run in VENUE_ALIASES[a]) for t in theirs
+        (a := _alias(t)) is not None
+        and any(_holds(words, run) or _holds_abbreviated(words, run) for run in VENUE_ALIASES[a])
+        for t in theirs
     )
 
 
@@ -287,7 +330,8 @@ def known_venue(venue: str) -> str | None:
     alias = _alias(words)
     if alias is not None:
         return VENUE_ALIASES[alias][0]
-    found = {runs[0] for runs in VENUE_ALIASES.values() for run in runs if _holds(words, run)}
+    found = {runs[0] for runs in VENUE_ALIASES.values() for run in runs if _holds_abbreviated(words, run)}
+    found |= {runs[0] for runs in VENUE_ALIASES.values() for run in runs if _holds(words, run)}
     return found.pop() if len(found) == 1 else None
 
 
@@ -506,6 +550,22 @@ def check_work(source: DoiSource, record: Record, make: FindingMaker) -> list[Fi
     # A work cited as its arXiv preprint (Semantic Scholar's ``@Article{…, journal = {ArXiv}}``,
     # DBLP's ``journal = {CoRR}``): the kind cited is the preprint's, whatever the work became.
     as_preprint = bool(source.container) and _is_arxiv_name(source.container or "")
-    if source.type and not (as_preprint and _kind(source.type) in {"article", "preprint"}):
+    if (
+        source.type
+        and not (as_preprint and _kind(source.type) in {"article", "preprint"})
+        and not _article_in_its_proceedings(source, record)
+    ):
         findings += check_type(source.type, record, make)
     return findings
+
+
+def _article_in_its_proceedings(source: DoiSource, record: Record) -> bool:
+    """A proceedings paper cited as an article of its proceedings' series, as Google Scholar
+    exports every NeurIPS paper (``@article{…, journal = {Advances in neural information processing
+    systems}}``): the venue is right, so the entry type is the exporter's, not a wrong kind of work."""
+    kinds = {_kind(source.type or ""), _kind(record.type or "")}
+    return (
+        kinds == {"article", "proceedings"}
+        and bool(source.container)
+        and venue_agrees(source.container or "", record)
+    )
