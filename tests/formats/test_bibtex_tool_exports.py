@@ -1,15 +1,19 @@
-"""BibTeX exactly as Zotero (Better BibTeX), Mendeley Desktop and Google Scholar export it
-(tests/formats/bibtex_exports/README.md says where each file came from): what each entry reads as,
-its fields, its kind of work and its identifier."""
+"""BibTeX exactly as Zotero (plain, Better BibTeX, Better BibLaTeX), Mendeley Desktop and Google
+Scholar export it (tests/formats/bibtex_exports/README.md says where each file came from): what each
+entry reads as, its fields, its kind of work and its identifier, and a check against DBLP's form."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
 from citeaudit.formats import load_submission
 from citeaudit.model import WorkSource
+from tests.conftest import run_cli
+from tests.dblp_dump import dblp_record, write_dblp
 
 EXPORTS = Path(__file__).parent / "bibtex_exports"
 
@@ -231,3 +235,83 @@ def test_an_arxiv_venue_without_an_id_is_searched(tmp_path: Path, journal: str) 
     source = _one(tmp_path, f"@article{{k, title={{Playing Atari with Deep Reinforcement Learning}}, "
                             f"author={{Mnih, Volodymyr}}, year={{2013}}, journal={{{journal}}}}}\n")  # fmt: skip
     assert source.kind == "work"
+
+
+# -- checked against a mirror in DBLP's form -----------------------------------------------------
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
+        monkeypatch.delenv(var)
+    return tmp_path
+
+
+def test_google_scholar_zotero_and_better_biblatex_entries_checked_against_dblp(here: Path) -> None:
+    """scholar_zotero_biblatex.bib: Google Scholar's ``@article`` of a NeurIPS paper in ``Advances in
+    neural information processing systems``, Zotero's entry of an ICLR paper with its arXiv address
+    as ``url``, and a Better BibLaTeX ``@book`` with ``date`` for its year."""
+    vaswani = (
+        "Ashish Vaswani and Noam Shazeer and Niki Parmar and Jakob Uszkoreit and Llion Jones and "
+        "Aidan N. Gomez and Lukasz Kaiser and Illia Polosukhin"
+    )
+    records = [  # as DBLP lists the papers: the proceedings records and their CoRR copies
+        dblp_record("inproceedings", "conf/nips/VaswaniSPUJGKP17",
+                    {"title": "Attention is All you Need.", "author": vaswani, "year": "2017", "booktitle": "NIPS",
+                     "pages": "5998-6008"}),
+        dblp_record("article", "journals/corr/VaswaniSPUJGKP17",
+                    {"title": "Attention Is All You Need.", "author": vaswani, "year": "2017", "journal": "CoRR",
+                     "volume": "abs/1706.03762", "doi": "10.48550/arXiv.1706.03762"}),
+        dblp_record("inproceedings", "conf/iclr/FrankleC19",
+                    {"title": "The Lottery Ticket Hypothesis: Finding Sparse, Trainable Neural Networks.",
+                     "author": "Jonathan Frankle and Michael Carbin", "year": "2019", "booktitle": "ICLR"}),
+        dblp_record("article", "journals/corr/abs-1803-03635",
+                    {"title": "The Lottery Ticket Hypothesis: Finding Sparse, Trainable Neural Networks.",
+                     "author": "Jonathan Frankle and Michael Carbin", "year": "2018", "journal": "CoRR",
+                     "volume": "abs/1803.03635", "doi": "10.48550/arXiv.1803.03635"}),
+    ]  # fmt: skip
+    dump = write_dblp(here / "dblp.xml.gz", records)
+    assert run_cli("mirror", "import", "--format", "dblp", dump, "--mirror", here / "m.sqlite").code == 0
+    bib = here / "refs.bib"
+    bib.write_text((EXPORTS / "scholar_zotero_biblatex.bib").read_text("utf-8"), "utf-8")
+    result = run_cli("check", bib, "--offline", "--judge", "none", "--mirror", here / "m.sqlite",
+                     "--indexes", "", "--out", "report.json")  # fmt: skip
+    assert result.code in (1, 3), result.stderr  # the book is in no index here
+    rows = {r["claim"]: r for r in json.loads(Path("report.json").read_text("utf-8"))["results"]}
+    attention = rows["vaswani2017attention"]
+    assert attention["errors"] == []  # not E_WORK_TYPE_MISMATCH: Google Scholar's @article of a NIPS paper
+    assert "I_MATCHED_BY_SEARCH" in [f["code"] for f in attention["findings"]]
+    lottery = rows["Frankle_Carbin_2019"]
+    assert lottery["errors"] == []
+    assert "I_MATCHED_BY_SEARCH" in [f["code"] for f in lottery["findings"]]
+    assert rows["fredrieke_davidwarland_ea-1999-SpikesExploringNeural"]["errors"] == ["E_WORK_NOT_FOUND"]
+
+
+def test_better_biblatex_date_is_the_year() -> None:
+    sources = _sources("scholar_zotero_biblatex.bib")
+    spikes = sources["fredrieke_davidwarland_ea-1999-SpikesExploringNeural"]
+    assert (spikes.kind, spikes.type, spikes.year, spikes.title) == (
+        "work",
+        "book",
+        1999,
+        "Spikes: Exploring the Neural Code",
+    )
+    assert spikes.authors == ("Fred Rieke", "David Warland", "Rob de Ruyter van Steveninck", "William Bialek")
+    scholar = sources["vaswani2017attention"]
+    assert (scholar.kind, scholar.type, scholar.container, scholar.volume) == (
+        "work",
+        "journal-article",
+        "Advances in neural information processing systems",
+        "30",
+    )
+    assert scholar.authors[6] == "Kaiser, Łukasz"  # {\L}ukasz
+    # Zotero's plain export: the arXiv address in url beside journal = {ICLR} is where it was read.
+    assert sources["Frankle_Carbin_2019"].kind == "work"
+
+
+@pytest.mark.parametrize(("date", "year"), [("1999", 1999), ("2019-05-06", 2019), ("2019-05", 2019),
+                                           ("2019/2020", 2019), ("circa 1999", None), ("", None)])  # fmt: skip
+def test_a_biblatex_date_gives_the_year(tmp_path: Path, date: str, year: int | None) -> None:
+    source = _one(tmp_path, f"@book{{k, title={{Spikes}}, author={{Rieke, Fred}}, date={{{date}}}}}\n")
+    assert source.year == year

@@ -281,6 +281,19 @@ def _year(text: str) -> int | None:
     return None
 
 
+# biblatex's ``date``: a year, a year and month or a full ISO 8601 date, or a range of them.
+_DATE_RE = re.compile(r"^\s*(\d{4})(?:-\d{2}(?:-\d{2})?)?(?:/|\s*$)")
+
+
+def _year_of(fields: dict[str, str]) -> int | None:
+    """The entry's ``year``, else the year of biblatex's ``date`` (``date = {1999}``, ``{2019-05-06}``,
+    ``{2019/2020}``: the first), as Zotero's Better BibLaTeX writes it."""
+    if fields.get("year", "").strip():
+        return _year(_plain(fields["year"]))
+    date = _DATE_RE.match(_plain(fields.get("date", "")))
+    return int(date.group(1)) if date is not None else None
+
+
 def _printable(text: str) -> str:
     """The parser's reason as one printable line: a control or line-separator character of the
     input (an entry key with ESC or U+2028 in it) written as its escape."""
@@ -447,7 +460,7 @@ def parse_bibtex(text: str, name: str) -> Submission:
         if parent is not None and fields.get("crossref", "").strip().lower() in parents:
             fields = _inherit(fields, parent)
         title = _text(fields["title"]) if fields.get("title") else None
-        year = _year(_plain(fields.get("year", "")))
+        year = _year_of(fields)
         authors = _authors(fields.get("author", ""), _text)
         truncated = bool(re.search(r"\band\s+others\s*$", fields.get("author", "")))
         identified = _identifier(fields)
