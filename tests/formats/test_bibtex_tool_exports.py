@@ -185,6 +185,12 @@ def test_a_doi_with_latex_escapes_is_the_doi_they_stand_for(
         ("http://doi.acm.org/10.1145/329.318578", ("doi", "10.1145/329.318578")),
         ("https://dl.acm.org/doi/10.1145/3020078.3021744", ("doi", "10.1145/3020078.3021744")),
         ("http://dl.acm.org/citation.cfm?id=1807167.1807186", ("work", None)),  # no identifier in it
+        (
+            "https://link.springer.com/chapter/10.1007/978-3-540-89689-0_23",
+            ("doi", "10.1007/978-3-540-89689-0_23"),
+        ),
+        ("https://link.springer.com/book/10.1007/978-3-540-89689-0", ("work", None)),  # the volume's page
+        ("https://dl.acm.org/doi/book/10.1145/3447404", ("work", None)),
         ("http://arxiv.org/abs/1509.06461", ("work", None)),  # where a journal paper was read
     ],
 )

@@ -364,7 +364,9 @@ def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
         DOI.normalise(on_resolver.group(1))
     ):
         return DOI.kind, on_resolver.group(1), None
-    if (on_page := doi_in_url(address)) is not None:
+    # A publisher's page of a whole book (``…/book/10.1007/978-…``) names the volume a chapter or a
+    # proceedings paper is in, not the entry's own work.
+    if "/book/" not in address.lower() and (on_page := doi_in_url(address)) is not None:
         return DOI.kind, on_page, None
     venue = _plain(fields.get("journal", fields.get("booktitle", "")))
     if (page := _ARXIV_URL_RE.match(address)) is not None and (not venue or _ARXIV_VENUE_RE.search(venue)):
