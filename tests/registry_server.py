@@ -9,6 +9,13 @@ Routes (each under its own path prefix, so one server stands in for all):
 * ``/doi/ra/{prefix}`` and ``/doi/{doi}`` (CSL-JSON by content negotiation) — doi.org
 * ``/arxiv/query?id_list=…`` — the arXiv API. No arXiv API answer was recorded, so
   its Atom feed is written here from the real DataCite records of arXiv DOIs.
+* ``/ncbi/esummary.fcgi`` and ``/ncbi/efetch.fcgi`` — NCBI's E-utilities, from the real answers
+  in ``tests/data/ncbi/`` (see its README): an esummary answer holds the recorded summary of each
+  PMID asked for, and for a PMID with none the per-identifier error NCBI answered for PMID
+  40482261; an efetch answer holds the recorded articles asked for in the recorded envelope.
+  NCBI's 3 requests a second are enforced, 10 for a request with an ``api_key``.
+* ``/ncbi-idconv/`` — the PMC ID converter: its recorded answer for PMC2883744, and for a PMCID
+  a recorded summary lists (``articleids``), a record of the same shape.
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
 rewritten, in any case); the benchmark uses it to repeat the records under distinct DOIs.
@@ -42,7 +49,12 @@ __all__ = ["RegistryServer"]
 LIMITS = {  # route → (requests per interval, interval seconds, concurrency)
     "crossref-single": (10, 1.0, 3),
     "crossref-list": (3, 1.0, 1),
+    "ncbi": (3, 1.0, 3),  # E-utilities: 3 a second from an address without an API key
+    "ncbi-key": (10, 1.0, 10),  # and 10 with one
 }
+# NCBI's E-utilities do not announce their limits in headers: the server enforces them silently.
+_ANNOUNCED = ("crossref-single", "crossref-list")
+NCBI_DATA = Path(__file__).parent / "data" / "ncbi"
 # Arrivals are timed here, in a thread that shares the interpreter with the client under test:
 # on a loaded machine a request can be admitted tens of milliseconds after it was sent, which
 # bunches arrivals that left evenly spaced (by 160 ms and more, seen with a benchmark running
@@ -76,6 +88,7 @@ class _Data:
         errors = _jsonl(root / "error_responses.jsonl")
         self.crossref_404 = next(e["body"] for e in errors if "api.crossref.org/works/" in e["request_uri"])
         self.doi_404 = next(e["body"] for e in errors if e["request_uri"].startswith("https://doi.org/10."))
+        self.ncbi = _NcbiData(NCBI_DATA)
 
     def arxiv_atom(self, ids: list[str]) -> bytes:
         entries = []
@@ -111,6 +124,69 @@ class _Data:
         return None
 
 
+class _NcbiData:
+    """The recorded E-utilities and PMC ID converter answers, taken apart by identifier."""
+
+    _ARTICLE = re.compile(r"<PubmedArticle>.*?</PubmedArticle>", re.DOTALL)
+    _PMID = re.compile(r"<MedlineCitation[^>]*>\s*<PMID[^>]*>([0-9]+)</PMID>")
+
+    def __init__(self, root: Path) -> None:
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self.missing: dict[str, Any] = {}  # the recorded per-identifier error, as NCBI wrote it
+        for path in sorted(root.glob("esummary_*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if "error" in data:
+                self.invalid = data  # the recorded answer for a uid that is no number
+                continue
+            for uid in data["result"]["uids"]:
+                entry = data["result"][uid]
+                if "error" in entry:
+                    self.missing = entry
+                else:
+                    self.summaries[uid] = entry
+        self.articles: dict[str, str] = {}
+        for path in sorted(root.glob("efetch_*.xml")):
+            text = path.read_text(encoding="utf-8")
+            if "<PubmedArticle>" not in text:
+                self.envelope = text  # the recorded answer with no article: the envelope of all
+            for article in self._ARTICLE.findall(text):
+                found = self._PMID.search(article)
+                if found is not None:
+                    self.articles[found.group(1)] = article
+        self.idconv = json.loads((root / "idconv_PMC2883744.json").read_text(encoding="utf-8"))
+        self.converted = {r["pmcid"]: r for r in self.idconv["records"]}
+        for uid, entry in self.summaries.items():  # PMCIDs the summaries list, in the same shape
+            ids = {i["idtype"]: i["value"] for i in entry.get("articleids", [])}
+            if "pmc" in ids:
+                record = {"pmcid": ids["pmc"], "pmid": uid}
+                self.converted.setdefault(
+                    ids["pmc"], {**record, **({"doi": ids["doi"]} if "doi" in ids else {})}
+                )
+
+    def esummary(self, ids: list[str]) -> bytes:
+        for n, uid in enumerate(ids):
+            if not uid.isdigit():
+                return json.dumps({**self.invalid, "error": f"Invalid uid {uid} at position={n}"}).encode()
+        result: dict[str, Any] = {"uids": ids}
+        for uid in ids:
+            result[uid] = self.summaries.get(uid) or {**self.missing, "uid": uid}
+        return json.dumps({"header": {"type": "esummary", "version": "0.3"}, "result": result}).encode()
+
+    def efetch(self, ids: list[str]) -> bytes:
+        found = "".join("\n" + self.articles[i] for i in ids if i in self.articles)
+        return self.envelope.replace("<PubmedArticleSet></PubmedArticleSet>",
+                                     f"<PubmedArticleSet>{found}\n</PubmedArticleSet>").encode()  # fmt: skip
+
+    def convert(self, ids: list[str]) -> bytes:
+        records = [
+            self.converted.get(i.upper())
+            or {"requested-id": i, "status": "error", "errmsg": "Identifier not found in PMC"}
+            for i in ids
+        ]
+        envelope = {**self.idconv, "request": f"ids={','.join(ids)};format=json", "records": records}
+        return json.dumps(envelope).encode()
+
+
 class RegistryServer:
     def __init__(self, data_root: Path, latency: float = 0.0) -> None:
         self.data = _Data(data_root)
@@ -119,6 +195,7 @@ class RegistryServer:
         self.redirects: dict[str, str] = {}  # DOI → the DOI its requests are sent on to
         self.faults: dict[str, deque[str]] = defaultdict(deque)  # route or DOI → faults to serve, in order
         self.log: list[tuple[str, int]] = []  # (path, status) of every request
+        self.ncbi_queries: list[dict[str, list[str]]] = []  # the parameters of each request to NCBI
         self.enforce_limits = True
         self._windows: dict[str, deque[float]] = defaultdict(deque)
         self._in_flight: dict[str, int] = defaultdict(int)
@@ -224,6 +301,14 @@ class RegistryServer:
         if path == "/arxiv/query":
             ids = [i for i in query.get("id_list", [""])[0].split(",") if i]
             return 200, "application/atom+xml", self.data.arxiv_atom(ids)
+        if path in ("/ncbi/esummary.fcgi", "/ncbi/efetch.fcgi", "/ncbi-idconv/"):
+            ids = [i for i in query.get("id" if path != "/ncbi-idconv/" else "ids", [""])[0].split(",") if i]
+            if path == "/ncbi/efetch.fcgi":
+                return 200, "text/xml; charset=UTF-8", self.data.ncbi.efetch(ids)
+            body = (
+                self.data.ncbi.esummary(ids) if path == "/ncbi/esummary.fcgi" else self.data.ncbi.convert(ids)
+            )
+            return 200, "application/json; charset=UTF-8", body
         if path.startswith("/doi/ra/"):
             prefix = unquote(path[len("/doi/ra/") :]).lower()
             entry = self.data.agency(prefix, self.aliases)
@@ -295,7 +380,10 @@ class RegistryServer:
                 route = server.route_of(path)
                 doi = unquote(path.split("/", 3)[-1]).lower() if route != "crossref-list" else ""
                 headers = {}
-                if route in LIMITS:
+                limited = "ncbi-key" if route == "ncbi" and query.get("api_key") else route
+                if route.startswith("ncbi"):
+                    server.ncbi_queries.append(query)
+                if route in _ANNOUNCED:
                     limit, interval, concurrency = LIMITS[route]
                     headers = {"X-Rate-Limit-Limit": str(limit), "X-Rate-Limit-Interval": f"{interval:g}s",
                                "X-Concurrency-Limit": str(concurrency)}  # fmt: skip
@@ -334,7 +422,7 @@ class RegistryServer:
                     server.log.append((path, int(fault)))
                     self._send(int(fault), "text/plain", b"try later", {**headers, "Retry-After": "1"})
                     return
-                if not server._admit(route):
+                if not server._admit(limited):
                     server.log.append((path, 429))
                     self._send(429, "text/plain", b"rate limit", {**headers, "Retry-After": "1"})
                     return
@@ -343,7 +431,7 @@ class RegistryServer:
                         time.sleep(server.latency)
                     status, content_type, body = server.answer(path, query, self.headers.get("Accept", ""))
                 finally:
-                    server._done(route)
+                    server._done(limited)
                 server.log.append((path, status))
                 if fault == "truncate":
                     cut = body[: max(1, len(body) // 2)]

@@ -69,8 +69,8 @@ CASES = {
     "not_an_object": (b"[1, 2]", '$: expected an object with a "claims" array'),
     "no_source": (
         b'{"claims": [{"id": "c1", "text": "x", "citations": [{"year": 2017, "quote": "q"}]}]}',
-        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, url, document_id, source_id "
-        "or ref, or give the title of the work to find it by",
+        "$.claims[0].citations[0]: a citation must name its source: doi, arxiv, url, pmid, pmcid, "
+        "document_id, source_id or ref, or give the title of the work to find it by",
     ),
     "blank_title": (
         b'{"claims": [{"id": "c1", "text": "x", "citations": [{"title": " \\t ", "year": 2017}]}]}',

@@ -262,7 +262,7 @@ def test_identifiers_inside_links_are_read_as_their_kinds() -> None:
         ("https://arxiv.org/abs/1706.03762", "arxiv"),
         ("https://arxiv.org/pdf/2503.18970v2.pdf", "arxiv"),
         ("https://arxiv.org/html/2505.12028v1", "arxiv"),
-        ("https://pubmed.ncbi.nlm.nih.gov/31452104/", "url"),  # PubMed ids: not a kind of their own yet
+        ("https://pubmed.ncbi.nlm.nih.gov/31452104/", "pmid"),
     ]
     text = "# R\n\nCited " + " ".join(f"[{n}]" for n in range(1, len(entries) + 1)) + ".\n\n## Sources\n\n"
     text += "".join(
@@ -280,7 +280,11 @@ def test_identifiers_inside_links_are_read_as_their_kinds() -> None:
         ("5", "arxiv", "10.48550/arxiv.1706.03762"),  # an arXiv id is read as its DOI, less its version
         ("6", "arxiv", "10.48550/arxiv.2503.18970"),
         ("7", "arxiv", "10.48550/arxiv.2505.12028"),
-        ("8", "url", entries[7][0]),
+        (
+            "8",
+            "pmid",
+            "31452104",
+        ),  # a PubMed link is read as its PMID (tests/formats/test_markdown_pubmed.py)
     ]
 
 

@@ -17,7 +17,7 @@ from citeaudit.model import CorpusSource, ReferenceSource, WorkSource
 
 
 def test_every_kind_has_one_handler_that_names_it() -> None:
-    assert KINDS == ("doi", "arxiv", "url", "work")
+    assert KINDS == ("doi", "arxiv", "url", "pmid", "pmcid", "work")
     for kind in KINDS:
         assert isinstance(handler(kind), IdentifierHandler)
         assert handler(kind).kind == kind
@@ -27,6 +27,7 @@ def test_every_kind_has_one_handler_that_names_it() -> None:
 def test_keys_route_to_the_most_specific_kind() -> None:
     assert route_of("10.1002/ece3.2314") == "doi"
     assert route_of("10.48550/arxiv.2401.01234") == "arxiv"  # an arXiv DOI is a DOI, asked of arXiv
+    assert route_of("pmid:31452104") == route_of("pmcid:PMC6718211") == "ncbi"
     assert route_of("not a key") is None
     assert route_of("work:attention is all you need|vaswani|2017") == "search"
 

@@ -55,6 +55,7 @@ from citeaudit.formats.reference_entries import (
 from citeaudit.formats.sentences import sentence_spans
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
+from citeaudit.identifiers.registry import HANDLERS
 from citeaudit.identifiers.url import URL
 from citeaudit.identifiers.work import WORK
 from citeaudit.model import (
@@ -651,14 +652,7 @@ def _entry_citations(entry: _Entry, base: str) -> list[tuple[str, Citation]]:
     )
     title = fields.title if fields.confident else None
     out: list[tuple[str, Citation]] = []
-    kinds: list[tuple[str, str]] = []
-    if ids.doi:
-        kinds.append(("doi", ids.doi))
-    if ids.arxiv:
-        kinds.append(("arxiv", ids.arxiv))
-    if ids.url:
-        kinds.append(("url", ids.url))
-    for n, (kind, value) in enumerate(kinds):
+    for n, (kind, value) in enumerate(ids.kinds()):
         cid = base if n == 0 else f"{base}@{kind}"
         if kind == "doi":
             source = WorkSource(identifier=value, title=title, year=fields.year,
@@ -669,6 +663,11 @@ def _entry_citations(entry: _Entry, base: str) -> list[tuple[str, Citation]]:
                                 first_author=fields.first_author, kind="arxiv",
                                 form_note=ARXIV.form_note(value))  # fmt: skip
             key = "arxiv:" + ARXIV.normalise(value)
+        elif kind != "url":  # a PMID, a PMCID: its handler reads it, and keys it
+            handler = HANDLERS[kind]
+            source = WorkSource(identifier=handler.read(value), title=title, year=fields.year,
+                                first_author=fields.first_author, kind=kind)  # fmt: skip
+            key = handler.key(handler.normalise(value))
         else:
             source = WorkSource(identifier=value, kind="url", title=entry.link_title)
             key = _url_key(value)
@@ -1006,6 +1005,8 @@ class _Linker:
             ident = "doi:" + DOI.normalise(value)
         elif kind == "arxiv":
             ident = "arxiv:" + ARXIV.normalise(value)
+        elif kind != "url":
+            ident = HANDLERS[kind].key(HANDLERS[kind].normalise(value))
         else:
             ident = _url_key(value)
         entry = self.by_identifier.get(ident)
@@ -1015,11 +1016,7 @@ class _Linker:
         if entry is None:
             cid = self._unique(f"link-{len(self.links) + 1}")
             entry = _Entry([], "", [], [label], 0, 0, "", label, used=True)
-            entry.identifiers = Identifiers(
-                value if kind == "doi" else None,
-                value if kind == "arxiv" else None,
-                value if kind == "url" else None,
-            )
+            entry.identifiers = Identifiers.named(kind, value)
             entry.citations = [c for _, c in _entry_citations(entry, cid)]
             entry.ids = [c.id for c in entry.citations]
             self.links[ident] = entry

@@ -1,5 +1,6 @@
 """What an entry of a report's reference list says, read from its text: the identifiers it names
-(a DOI, an arXiv id, a URL) and, for the reference as written, its first author, year and title.
+(a DOI, an arXiv id, a PMID or PMCID, a URL) and, for the reference as written, its first author,
+year and title.
 
 The text is read word by word (the entry's words as the Markdown parser gives them), never by
 patterns over the file. How the title is found, in order:
@@ -27,6 +28,7 @@ from citeaudit.formats.markdown_syntax import is_year
 from citeaudit.formats.sentences import sentence_spans
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
+from citeaudit.identifiers.pubmed import PMCID, PMID
 
 __all__ = ["EntryFields", "Identifiers", "entry_fields", "entry_identifiers"]
 
@@ -43,6 +45,20 @@ class Identifiers:
     arxiv: str | None = None
     url: str | None = None
     words: frozenset[int] = frozenset()  # indexes of the words that are identifiers (or name one)
+    pmid: str | None = None
+    pmcid: str | None = None
+
+    @classmethod
+    def named(cls, kind: str, value: str) -> Identifiers:
+        """The identifiers of a link that names one work by one identifier of ``kind``."""
+        return cls(**{kind: value}) if kind in ("doi", "arxiv", "url", "pmid", "pmcid") else cls()  # type: ignore[arg-type]
+
+    def kinds(self) -> list[tuple[str, str]]:
+        """Each identifier named, with its kind, in the order citations are made of them: the
+        registries' identifiers first, the web page last."""
+        named = (("doi", self.doi), ("arxiv", self.arxiv), ("pmid", self.pmid), ("pmcid", self.pmcid),
+                 ("url", self.url))  # fmt: skip
+        return [(kind, value) for kind, value in named if value]
 
 
 def _arxiv_of_url(url: str) -> str | None:
@@ -65,14 +81,20 @@ def _arxiv_of_url(url: str) -> str | None:
 
 
 def classify_url(url: str) -> tuple[str, str]:
-    """The kind a URL names a work by, and the identifier: a ``doi.org`` URL is a DOI, an
-    ``arxiv.org/abs`` or ``/pdf`` URL an arXiv id, any other URL a web page."""
+    """The kind a URL names a work by, and the identifier: a ``doi.org`` URL or a publisher's
+    page with the DOI in its path is a DOI, an ``arxiv.org/abs`` or ``/pdf`` URL an arXiv id, a
+    PubMed page (``pubmed.ncbi.nlm.nih.gov/31452104/``, ``ncbi.nlm.nih.gov/pubmed/…``, Europe
+    PMC's ``article/MED/…``) a PMID, a PMC article page (``pmc.ncbi.nlm.nih.gov/articles/PMC…``,
+    ``ncbi.nlm.nih.gov/pmc/articles/PMC…``) a PMCID, any other URL a web page."""
     doi = DOI.recognise(url)
     if doi is not None:
         return "doi", url
     arxiv = _arxiv_of_url(url)
     if arxiv is not None:
         return "arxiv", "arXiv:" + arxiv
+    for handler in (PMID, PMCID):
+        if handler.recognise(url) is not None:
+            return handler.kind, url
     return "url", url
 
 
@@ -123,7 +145,34 @@ def entry_identifiers(words: list[str], hrefs: list[str]) -> Identifiers:
         ):
             found.setdefault("arxiv", "arXiv:" + _clean(words[i + 1]))
             used.update((i, i + 1))
-    return Identifiers(found.get("doi"), found.get("arxiv"), found.get("url"), frozenset(used))
+        else:
+            _pubmed_word(words, i, word, found, used)
+    return Identifiers(found.get("doi"), found.get("arxiv"), found.get("url"), frozenset(used),
+                       found.get("pmid"), found.get("pmcid"))  # fmt: skip
+
+
+# The labels a PubMed or PMC identifier is written after, as a word of its own or glued to it.
+_PUBMED_LABELS = {"pmid": PMID, "pubmed": PMID, "pmcid": PMCID}
+
+
+def _pubmed_word(words: list[str], i: int, word: str, found: dict[str, str], used: set[int]) -> None:
+    """``PMID: 31452104``, ``PMID:31452104``, ``PMCID: PMC6718211`` and a bare ``PMC6718211``."""
+    lower = word.lower()
+    label = lower.rstrip(":")
+    if label in _PUBMED_LABELS and i + 1 < len(words):
+        handler = _PUBMED_LABELS[label]
+        value = _clean(words[i + 1])
+        if handler.recognise(value) is not None:
+            found.setdefault(handler.kind, value)
+            used.update((i, i + 1))
+        return
+    head, colon, rest = lower.partition(":")
+    if colon and head in _PUBMED_LABELS and _PUBMED_LABELS[head].recognise(rest) is not None:
+        found.setdefault(_PUBMED_LABELS[head].kind, word)
+        used.add(i)
+    elif lower.startswith("pmc") and PMCID.recognise(word) is not None:
+        found.setdefault("pmcid", word)
+        used.add(i)
 
 
 @dataclass(frozen=True, slots=True)

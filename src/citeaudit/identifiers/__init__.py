@@ -1,5 +1,5 @@
-"""Identifier kinds (doi, arxiv, url, work): one handler module per kind behind one interface, and the
-registry the formats, the core and the resolvers dispatch through."""
+"""Identifier kinds (doi, arxiv, url, pmid, pmcid, work): one handler module per kind behind one
+interface, and the registry the formats, the core and the resolvers dispatch through."""
 
 from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler, TextSource
 from citeaudit.identifiers.registry import (

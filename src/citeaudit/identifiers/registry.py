@@ -9,6 +9,7 @@ from functools import lru_cache
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI
 from citeaudit.identifiers.interface import IdentifierHandler
+from citeaudit.identifiers.pubmed import PMCID, PMID
 from citeaudit.identifiers.url import URL
 from citeaudit.identifiers.work import WORK
 from citeaudit.model import Source, WorkSource
@@ -30,6 +31,8 @@ HANDLERS: dict[str, IdentifierHandler] = {
     DOI.kind: DOI,
     ARXIV.kind: ARXIV,
     URL.kind: URL,
+    PMID.kind: PMID,
+    PMCID.kind: PMCID,
     WORK.kind: WORK,
 }
 KINDS: tuple[str, ...] = tuple(HANDLERS)

@@ -359,7 +359,9 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
         flag = field in differs if differ is None else differ
         rows.append([_FIELD_WORDS.get(field, field), _text(cited), _text(held), flag])
 
-    if kind == "doi":
+    if kind in ("pmid", "pmcid"):  # a PubMed or PMC identifier is compared as a DOI is
+        source = {**source, "doi": source.get(kind)}
+    if kind in ("doi", "pmid", "pmcid"):
         held_by_field: dict[str, Any] = {
             "doi": record.get("doi"),
             "title": record.get("title"),
@@ -493,7 +495,7 @@ def _quote(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> dict[str, A
 # Registry names as a reader knows them; the seed's cache files are "the cached record".
 _AGENCY_WORDS = {"seed-cache": "cached", "crossref": "Crossref", "datacite": "DataCite", "jalc": "JaLC",
                  "medra": "mEDRA", "kisti": "KISTI", "openalex": "OpenAlex", "dblp": "DBLP",
-                 "arxiv": "arXiv"}  # fmt: skip
+                 "arxiv": "arXiv", "pubmed": "PubMed", "pmc": "PMC"}  # fmt: skip
 _AGENCY_RECORD = re.compile(r"\bthe (" + "|".join(map(re.escape, _AGENCY_WORDS)) + r") record\b")
 
 
@@ -543,8 +545,8 @@ def _citation_view(row: dict[str, Any], passage_fix: dict[str, Any] | None = Non
     held_name, compare = _compare(row, found)
     source = row.get("source") or {}
     name = (
-        source.get("url") or source.get("doi") or source.get("document_id") or source.get("source_id")
-        or source.get("title")
+        source.get("url") or source.get("doi") or source.get("pmid") or source.get("pmcid")
+        or source.get("document_id") or source.get("source_id") or source.get("title")
     )  # fmt: skip
     badge: dict[str, str] = {}
     if row.get("claim") is None:  # a finding of no claim: a warning or notice, never "passed"

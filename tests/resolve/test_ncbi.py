@@ -1,0 +1,350 @@
+"""PubMed and PMC identifiers resolved through NCBI's E-utilities: the recorded answers read
+(``tests/data/ncbi/``), then the resolver against the local registry replaying them, with 429
+and 5xx faults, NCBI's rate limits enforced, and the cache pinning only final answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeaudit.resolve.cache import CachingResolver, DoiCache
+from citeaudit.resolve.http import HttpClient, RetryPolicy
+from citeaudit.resolve.interface import Author, Resolution, ResolutionStatus
+from citeaudit.resolve.ncbi import (
+    abstracts_from_efetch,
+    ncbi_limits,
+    pmids_from_idconv,
+    record_from_summary,
+    summaries_from_json,
+)
+from citeaudit.resolve.registry import Endpoints, RegistryResolver
+from tests.conftest import run_cli, shared_data
+from tests.registry_server import NCBI_DATA, RegistryServer
+
+FOUND, MISSING = "pmid:27933103", "pmid:40482261"
+
+
+def _recorded(name: str) -> bytes:
+    return (NCBI_DATA / name).read_bytes()
+
+
+# -- the recorded answers, read ----------------------------------------------------------------
+
+
+def test_a_recorded_summary_is_a_record_of_title_years_authors_and_journal() -> None:
+    summaries = summaries_from_json(_recorded("esummary_27933103.json"))
+    assert (set(summaries.entries), summaries.missing, summaries.error) == ({"27933103"}, frozenset(), "")
+    record = record_from_summary(FOUND, summaries.entries["27933103"])
+    assert record.doi == FOUND
+    assert record.agency == "pubmed"
+    assert record.titles == (
+        "Programmatic conversion of crystal structures into 3D printable files using Jmol.",
+    )
+    assert record.years == (("published", 2016), ("published-online", 2016))
+    assert record.authors[:2] == (
+        Author(family="Scalfani", given="VF", sequence="first"),
+        Author(family="Williams", given="AJ", sequence="additional"),
+    )
+    assert len(record.authors) == 8
+    assert (record.container, record.short_container) == (("Journal of cheminformatics",), ("J Cheminform",))
+    assert (record.volume, record.issue, record.pages, record.type) == ("8", None, "66", "journal-article")
+    assert record.relations == ()
+    assert record.full_text_urls == ("https://pmc.ncbi.nlm.nih.gov/articles/PMC5122160/",)
+
+
+def test_a_uid_pubmed_has_no_summary_of_is_listed_with_its_error() -> None:
+    summaries = summaries_from_json(_recorded("esummary_40482261.json"))
+    assert (summaries.entries, summaries.missing, summaries.error) == ({}, frozenset({"40482261"}), "")
+
+
+def test_a_top_level_error_says_nothing_about_any_uid() -> None:
+    summaries = summaries_from_json(_recorded("esummary_invalid_uid.json"))
+    assert (summaries.entries, summaries.missing) == ({}, frozenset())
+    assert summaries.error == "Invalid uid Z19565568 at position=0"
+
+
+@pytest.mark.parametrize("body", [b"[]", b'{"result": {}}', b'{"header": {"type": "esummary"}}', b"<html/>"])
+def test_an_answer_that_is_no_summary_is_refused(body: bytes) -> None:
+    with pytest.raises(ValueError):  # noqa: PT011 - json's and ours: the caller says "could not check"
+        summaries_from_json(body)
+
+
+def test_a_retracted_publication_is_marked_as_retracted() -> None:
+    entry = {**json.loads(_recorded("esummary_27933103.json"))["result"]["27933103"]}
+    entry["pubtype"] = ["Journal Article", "Retracted Publication"]
+    record = record_from_summary(FOUND, entry)
+    assert [(r.relation, r.type) for r in record.relations] == [("updated-by", "retraction")]
+
+
+def test_efetch_gives_each_articles_abstract_with_its_labelled_parts() -> None:
+    seen, abstracts = abstracts_from_efetch(_recorded("efetch_29963580.xml"))
+    assert seen == frozenset({"29963580"})
+    text = abstracts["29963580"]
+    assert text.startswith("We designed and generated pulmonary imaging biomarker pipelines to facilitate")
+    assert text.endswith("for point-of-care and high-throughput research.")
+    assert len(text) == 1474
+    seen, abstracts = abstracts_from_efetch(_recorded("efetch_pubmed4.xml"))
+    assert seen == frozenset({"27797938"})  # the PMIDs of its comments and corrections are no articles
+    parts = abstracts["27797938"].split("\n\n")
+    assert [p.split(":", 1)[0] for p in parts] == ["OBJECTIVE", "DESIGN", "RESULTS", "CONCLUSIONS"]
+    assert abstracts_from_efetch(_recorded("efetch_40482261.xml")) == (frozenset(), {})
+
+
+def test_an_answer_that_is_no_pubmed_xml_is_refused() -> None:
+    with pytest.raises(ET.ParseError):
+        abstracts_from_efetch(b"<html><body>Down for maintenance</body></html>")
+
+
+def test_the_converter_gives_the_pmid_of_a_pmcid() -> None:
+    converted = pmids_from_idconv(_recorded("idconv_PMC2883744.json"))
+    assert list(converted) == ["PMC2883744"]
+    assert converted["PMC2883744"].pmid == "20495566"
+    unknown = {
+        "records": [{"requested-id": "PMC1", "status": "error", "errmsg": "Identifier not found in PMC"}]
+    }
+    said = pmids_from_idconv(json.dumps(unknown).encode())["PMC1"]
+    assert (said.pmid, said.unknown) == (None, True)
+    other = {"records": [{"requested-id": "PMC2", "status": "error", "errmsg": "invalid article id"}]}
+    said = pmids_from_idconv(json.dumps(other).encode())["PMC2"]
+    assert (said.unknown, said.reason) == (False, "invalid article id")  # not a "not registered"
+
+
+# -- the resolver, against the local registry --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ncbi_server() -> Iterator[RegistryServer]:
+    srv = RegistryServer(shared_data("registry")).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def ncbi(ncbi_server: RegistryServer) -> RegistryServer:
+    ncbi_server.faults.clear()
+    ncbi_server.log.clear()
+    ncbi_server.ncbi_queries.clear()
+    ncbi_server.enforce_limits = True
+    ncbi_server._windows.clear()  # no test starts with another's requests counted against it
+    return ncbi_server
+
+
+def _endpoints(server: RegistryServer) -> Endpoints:
+    return Endpoints(
+        crossref=f"{server.url}/crossref",
+        datacite=f"{server.url}/datacite",
+        doi=f"{server.url}/doi",
+        arxiv=f"{server.url}/arxiv",
+        ncbi=f"{server.url}/ncbi",
+        ncbi_idconv=f"{server.url}/ncbi-idconv",
+    )
+
+
+def _resolver(server: RegistryServer, cache: Path, api_key: str = "") -> RegistryResolver:
+    policy = RetryPolicy(timeout=5.0, base_delay=0.05, max_delay=0.2)
+    return RegistryResolver(
+        DoiCache(cache),
+        mailto="tests@example.org",
+        endpoints=_endpoints(server),
+        client_factory=lambda: HttpClient(mailto="tests@example.org", policy=policy),
+        ncbi_api_key=api_key,
+    )
+
+
+def _resolve(server: RegistryServer, cache: Path, *keys: str, api_key: str = "") -> dict[str, Resolution]:
+    return _resolver(server, cache, api_key).resolve_many(list(keys))
+
+
+def test_a_pmid_resolves_to_its_record_and_asks_politely(ncbi: RegistryServer, tmp_path: Path) -> None:
+    answer = _resolve(ncbi, tmp_path, FOUND)[FOUND]
+    assert answer.status is ResolutionStatus.FOUND
+    assert answer.record is not None
+    entry = json.loads(_recorded("esummary_27933103.json"))["result"]["27933103"]
+    assert answer.record == record_from_summary(FOUND, entry)  # no abstract: efetch has no article of it
+    assert ncbi.log == [("/ncbi/esummary.fcgi", 200), ("/ncbi/efetch.fcgi", 200)]
+    summary, fetch = ncbi.ncbi_queries
+    assert summary == {"tool": ["citeaudit"], "email": ["tests@example.org"], "db": ["pubmed"],
+                       "id": ["27933103"], "retmode": ["json"]}  # fmt: skip
+    assert fetch == {**summary, "retmode": ["xml"], "rettype": ["abstract"]}
+
+
+def test_a_pmid_pubmed_has_no_summary_or_article_of_is_not_registered(
+    ncbi: RegistryServer, tmp_path: Path
+) -> None:
+    answers = _resolve(ncbi, tmp_path, FOUND, MISSING)
+    assert answers[MISSING] == Resolution.not_found("pubmed")
+    assert answers[FOUND].status is ResolutionStatus.FOUND
+    assert [path for path, _ in ncbi.log] == ["/ncbi/esummary.fcgi", "/ncbi/efetch.fcgi"]  # one request each
+
+
+def test_no_summary_while_efetch_has_the_article_is_not_trusted(ncbi: RegistryServer, tmp_path: Path) -> None:
+    answer = _resolve(ncbi, tmp_path, "pmid:29963580")["pmid:29963580"]
+    assert answer == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE",
+        'esummary had no summary of 29963580 while efetch has the article: not trusted as "not registered"',
+    )
+
+
+def test_a_pmcid_is_resolved_through_its_pmid_and_kept_under_its_own_key(
+    ncbi: RegistryServer, tmp_path: Path
+) -> None:
+    key, unknown, unread = "pmcid:PMC5122160", "pmcid:PMC1", "pmcid:PMC2883744"
+    answers = _resolve(ncbi, tmp_path, key, unknown, unread, FOUND)
+    found = answers[key]
+    assert found.status is ResolutionStatus.FOUND
+    assert found.record is not None
+    assert answers[FOUND].record is not None
+    assert found.record.doi == key
+    assert found.record.titles == answers[FOUND].record.titles
+    assert answers[unknown] == Resolution.not_found("pmc")
+    # The converter's PMID for PMC2883744 has no summary in the recorded answers: PMC knows the
+    # article, so PubMed's silence is no "not registered".
+    assert answers[unread] == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE",
+        'PubMed has no record of 20495566, the PMID PMC gave for it: not trusted as "not registered"',
+    )
+    assert ncbi.ncbi_queries[0] == {"tool": ["citeaudit"], "email": ["tests@example.org"],
+                                    "ids": ["PMC1,PMC2883744,PMC5122160"], "format": ["json"],
+                                    "versions": ["no"]}  # fmt: skip
+    assert ncbi.ncbi_queries[1]["id"] == ["20495566,27933103"]  # one summary request for all
+
+
+@pytest.mark.parametrize("fault", ["429", "503"])
+def test_a_transient_failure_is_retried_and_then_no_not_found_is_trusted(
+    ncbi: RegistryServer, tmp_path: Path, fault: str
+) -> None:
+    ncbi.fault("esummary.fcgi", fault)
+    answers = _resolve(ncbi, tmp_path, FOUND, MISSING)
+    assert answers[FOUND].status is ResolutionStatus.FOUND
+    assert answers[MISSING] == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE",
+        f'PubMed had no summary of 40482261 after HTTP {fault}: not trusted as "not registered"',
+    )
+    assert ncbi.count(status=int(fault)) == 1
+
+
+def test_a_500_or_retries_exhausted_is_could_not_check_and_never_cached(
+    ncbi: RegistryServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    ncbi.fault("esummary.fcgi", "500")
+    answers = CachingResolver(DoiCache(cache), _resolver(ncbi, cache)).resolve_many([FOUND])
+    assert answers[FOUND] == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE", "PubMed esummary: esummary answered HTTP 500"
+    )
+    ncbi.fault("efetch.fcgi", *["503"] * 5)  # every attempt
+    answers = CachingResolver(DoiCache(cache), _resolver(ncbi, cache)).resolve_many([FOUND])
+    assert answers[FOUND] == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE", "PubMed efetch: HTTP 503 after 5 attempts"
+    )
+    assert DoiCache(cache).dois() == []  # nothing pinned
+    ncbi.fault("ncbi-idconv", "500")
+    answer = _resolve(ncbi, tmp_path, "pmcid:PMC5122160")["pmcid:PMC5122160"]
+    assert answer == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE", "PMC ID converter: the PMC ID converter answered HTTP 500"
+    )
+
+
+def test_final_answers_are_pinned_and_read_back_offline_unchanged(
+    ncbi: RegistryServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    keys = [FOUND, MISSING, "pmcid:PMC5122160"]
+    online = CachingResolver(DoiCache(cache), _resolver(ncbi, cache)).resolve_many(keys)
+    offline = CachingResolver(DoiCache(cache)).resolve_many(keys)
+    assert offline == online
+    assert DoiCache(cache).dois() == sorted(keys)
+
+
+def test_ncbi_limits_are_3_a_second_and_10_with_a_key() -> None:
+    assert ncbi_limits("") == pytest.approx((2.7, 1))
+    assert ncbi_limits("a-key") == pytest.approx((9.0, 3))
+
+
+def test_many_pmids_stay_within_ncbi_limits(ncbi: RegistryServer, tmp_path: Path) -> None:
+    keys = [f"pmid:{n}" for n in range(30_000_001, 30_000_451)]  # three requests of 200 of each kind
+    started = time.monotonic()
+    answers = _resolve(ncbi, tmp_path, *keys)
+    took = time.monotonic() - started
+    assert {a.status for a in answers.values()} == {ResolutionStatus.NOT_FOUND}
+    assert ncbi.count(status=429) == 0
+    assert ncbi.count(prefix="/ncbi/") == 6
+    assert took >= 5 / 2.7 - 0.1  # six requests, the first at once, at 2.7 a second
+
+
+def test_with_an_api_key_it_is_sent_and_never_pinned(ncbi: RegistryServer, tmp_path: Path) -> None:
+    keys = [f"pmid:{n}" for n in range(30_000_001, 30_000_451)]
+    started = time.monotonic()
+    _resolve(ncbi, tmp_path, *keys, api_key="sEcReT-key")
+    took = time.monotonic() - started
+    assert ncbi.count(status=429) == 0  # the server allows 10 a second to a request with a key
+    assert {q["api_key"][0] for q in ncbi.ncbi_queries} == {"sEcReT-key"}
+    assert took < 5 / 2.7  # faster than the 3 a second without one
+    cache = tmp_path / "cache"
+    CachingResolver(DoiCache(cache), _resolver(ncbi, cache, api_key="sEcReT-key")).resolve_many(
+        [FOUND, MISSING]
+    )
+    assert not any("sEcReT" in p.read_text("utf-8") for p in cache.rglob("*") if p.is_file())
+
+
+def test_a_client_over_the_limit_is_refused_by_the_server(ncbi: RegistryServer) -> None:
+    """The server holds a client to NCBI's 3 a second (so the tests above measure something)."""
+    import httpx
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient() as client:
+            answers = await asyncio.gather(
+                *(client.get(f"{ncbi.url}/ncbi/esummary.fcgi", params={"id": "1"}) for _ in range(6))
+            )
+        return sorted(a.status_code for a in answers)
+
+    assert asyncio.run(burst()).count(429) >= 3
+
+
+# -- fetch, then check offline ------------------------------------------------------------------
+
+
+REPORT = (
+    "# Crystal structures\n\n"
+    "Jmol turns crystal structures into files a 3D printer reads [1]. An invented study says so too [2].\n\n"
+    "## References\n\n"
+    '1. Scalfani VF, Williams AJ, et al. (2016). "Programmatic conversion of crystal structures into 3D '
+    'printable files using Jmol." J Cheminform 8:66. https://pubmed.ncbi.nlm.nih.gov/27933103/\n'
+    "2. Nobody A. (2025). PMID: 40482261\n"  # no title: nothing for an online search to suggest
+)
+
+
+def test_fetch_then_offline_check_gives_the_same_report(
+    ncbi: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in _endpoints(ncbi).__dict__.items():
+        monkeypatch.setenv(f"CITEAUDIT_{name.upper()}_URL", value)
+    monkeypatch.delenv("NCBI_API_KEY", raising=False)
+    path, cache = tmp_path / "report.md", tmp_path / "cache"
+    path.write_text(REPORT, encoding="utf-8")
+    fetched = run_cli("fetch", path, "--cache", cache, "--mailto", "tests@example.org")
+    assert (fetched.code, fetched.stdout) == (
+        0,
+        f"dois=2 found=1 not_found=1 could_not_check=0 cache={cache}\n",
+    )
+    online = run_cli("check", path, "--cache", cache, "--out", tmp_path / "online.json")
+    offline = run_cli("check", path, "--cache", cache, "--offline", "--out", tmp_path / "offline.json")
+    assert online.code == offline.code == 1
+    assert (tmp_path / "online.json").read_bytes() == (tmp_path / "offline.json").read_bytes()
+    report: dict[str, Any] = json.loads((tmp_path / "offline.json").read_text("utf-8"))
+    rows = [
+        (r["citation"], r["doi"], r["source"]["kind"], r["status"], r["errors"]) for r in report["results"]
+    ]
+    assert rows == [
+        ("1", "pmid:27933103", "pmid", "pass", []),
+        ("2", "pmid:40482261", "pmid", "fail", ["E_DOI_NOT_FOUND"]),
+    ]
+    assert report["results"][0]["record"]["agency"] == "pubmed"
+    assert run_cli("render", tmp_path / "offline.json", "--format", "md").code == 0
