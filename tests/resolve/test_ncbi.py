@@ -347,4 +347,7 @@ def test_fetch_then_offline_check_gives_the_same_report(
         ("2", "pmid:40482261", "pmid", "fail", ["E_DOI_NOT_FOUND"]),
     ]
     assert report["results"][0]["record"]["agency"] == "pubmed"
-    assert run_cli("render", tmp_path / "offline.json", "--format", "md").code == 0
+    rendered = run_cli("render", tmp_path / "offline.json", "--format", "md")
+    assert "PMID: 27933103; cited title: Programmatic conversion" in rendered.stdout
+    page = run_cli("render", tmp_path / "offline.json", "--format", "html")
+    assert '["identifier","27933103","27933103",false]' in page.stdout  # cited beside held, as cited

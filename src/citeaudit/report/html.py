@@ -362,8 +362,10 @@ def _compare(row: dict[str, Any], found: dict[str, dict[str, Any]]) -> tuple[str
     if kind in ("pmid", "pmcid"):  # a PubMed or PMC identifier is compared as a DOI is
         source = {**source, "doi": source.get(kind)}
     if kind in ("doi", "pmid", "pmcid"):
+        held_id = record.get("doi")
         held_by_field: dict[str, Any] = {
-            "doi": record.get("doi"),
+            # The record is kept under its key (``pmid:31452104``): shown as the identifier cited.
+            "doi": held_id.removeprefix(f"{kind}:") if isinstance(held_id, str) else held_id,
             "title": record.get("title"),
             "year": _years(record.get("years")),
             "type": record.get("type"),
