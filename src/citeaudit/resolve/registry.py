@@ -53,7 +53,9 @@ class Endpoints:
     doi: str = "https://doi.org"
     arxiv: str = "https://export.arxiv.org/api"
     ncbi: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
-    ncbi_idconv: str = "https://www.ncbi.nlm.nih.gov/pmc/utils/idconv/v1.0"
+    # PMC's current address of the converter (the older www.ncbi.nlm.nih.gov/pmc/utils/idconv/v1.0/
+    # is where its first documentation put it).
+    ncbi_idconv: str = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles"
 
     @classmethod
     def from_environment(cls) -> Endpoints:
