@@ -351,3 +351,31 @@ def test_fetch_then_offline_check_gives_the_same_report(
     assert "PMID: 27933103; cited title: Programmatic conversion" in rendered.stdout
     page = run_cli("render", tmp_path / "offline.json", "--format", "html")
     assert '["identifier","27933103","27933103",false]' in page.stdout  # cited beside held, as cited
+
+
+def test_a_claims_json_citing_pmids_is_checked_like_a_doi(
+    ncbi: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in _endpoints(ncbi).__dict__.items():
+        monkeypatch.setenv(f"CITEAUDIT_{name.upper()}_URL", value)
+    monkeypatch.delenv("NCBI_API_KEY", raising=False)
+    title = "Programmatic conversion of crystal structures into 3D printable files using Jmol"
+    claims = {"claims": [
+        {"id": "c1", "text": "Jmol makes printable files.", "citations": [
+            {"id": "a", "pmid": "PMID: 27933103", "title": title, "year": 2016, "first_author": "Scalfani"},
+            {"id": "b", "pmid": "27933103", "title": "Printing crystals", "year": 2015, "first_author": "Scalfani"},
+            {"id": "c", "pmcid": "PMC5122160", "first_author": "Bara", "container": "Journal of cheminformatics"},
+        ]},
+    ]}  # fmt: skip
+    path, cache = tmp_path / "claims.json", tmp_path / "cache"
+    path.write_text(json.dumps(claims), encoding="utf-8")
+    assert run_cli("fetch", path, "--cache", cache).code == 0
+    checked = run_cli("check", path, "--cache", cache, "--offline", "--out", tmp_path / "r.json")
+    assert checked.code == 1
+    rows = json.loads((tmp_path / "r.json").read_text("utf-8"))["results"]
+    got = {r["citation"]: (r["doi"], r["errors"], r["warnings"]) for r in rows}
+    assert got == {
+        "a": ("pmid:27933103", [], []),
+        "b": ("pmid:27933103", ["E_TITLE_MISMATCH", "E_YEAR_MISMATCH"], []),
+        "c": ("pmcid:PMC5122160", [], ["W_AUTHOR_NOT_FIRST"]),
+    }
