@@ -76,6 +76,14 @@ def test_an_answer_that_is_no_summary_is_refused(body: bytes) -> None:
         summaries_from_json(body)
 
 
+def test_an_entry_that_is_not_the_uid_listed_says_nothing_of_it() -> None:
+    """A summary kept under one uid but naming another is no answer about either."""
+    entry = json.loads(_recorded("esummary_27933103.json"))["result"]["27933103"]
+    body = json.dumps({"result": {"uids": ["27933104"], "27933104": entry}}).encode()
+    summaries = summaries_from_json(body)
+    assert (summaries.entries, summaries.missing) == ({}, frozenset())
+
+
 def test_a_retracted_publication_is_marked_as_retracted() -> None:
     entry = {**json.loads(_recorded("esummary_27933103.json"))["result"]["27933103"]}
     entry["pubtype"] = ["Journal Article", "Retracted Publication"]
