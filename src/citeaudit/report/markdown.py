@@ -175,10 +175,10 @@ def _citation_lines(report: dict[str, Any]) -> list[str]:
 def _by_status(report: dict[str, Any]) -> str:
     """The results apart, in the HTML header's words: a result that could not be checked is
     never counted as failed (``3 passed, 1 failed, 2 could not be checked``)."""
-    by_status = report["summary"]["results_by_status"]
+    by_status = report["summary"]["results_by_status"]  # a report written before a status existed lacks it
     return (
-        f"{by_status['pass']} passed, {by_status['fail']} failed, "
-        f"{by_status['could_not_check']} could not be checked"
+        f"{by_status.get('pass', 0)} passed, {by_status.get('fail', 0)} failed, "
+        f"{by_status.get('could_not_check', 0)} could not be checked"
     )
 
 
