@@ -113,6 +113,35 @@ def test_fields_are_mapped(tmp_path: Path) -> None:
     assert fourth == ReferenceSource(None, 1999, "Smith, A.")  # nothing to search by
 
 
+def test_pubmed_fields_and_links_are_the_work_s_identifier(tmp_path: Path) -> None:
+    """``pmid`` / ``pmcid`` fields as PubMed exporters and Better BibTeX write them, and a PubMed or
+    PMC page as the ``url``; a DOI, where there is one, stays the identifier."""
+    path = tmp_path / "refs.bib"
+    path.write_text(
+        "@article{Doi2020, author={Doi, Mitsuharu and Hirata, Nobuhiro}, title={Remimazolam versus midazolam"
+        " for procedural sedation}, journal={Anesthesiology}, year={2020}, pmid={30217674}}\n"
+        "@article{b, title={An article in PMC}, author={Roe, J.}, year={2019}, pmcid={pmc6718211}}\n"
+        "@article{c, title={Read on PubMed}, author={Roe, J.}, year={2016},"
+        " url={https://pubmed.ncbi.nlm.nih.gov/27933103/}}\n"
+        "@article{d, title={Read in PMC}, author={Roe, J.}, year={2019},"
+        " url={https://www.ncbi.nlm.nih.gov/pmc/articles/PMC6718211/}}\n"
+        "@article{e, title={Both}, author={Roe, J.}, year={2020}, doi={10.1097/ALN.0000000000002435},"
+        " pmid={30217674}}\n"
+        "@article{f, title={Not a PMID}, author={Roe, J.}, year={2020}, pmid={n/a}}\n",
+        "utf-8",
+    )
+    sources = [c.citations[0].source for c in load_submission(path).claims]
+    assert all(isinstance(s, WorkSource) for s in sources)
+    assert [(s.kind, s.identifier) for s in sources if isinstance(s, WorkSource)] == [
+        ("pmid", "30217674"),
+        ("pmcid", "PMC6718211"),
+        ("pmid", "27933103"),
+        ("pmcid", "PMC6718211"),
+        ("doi", "10.1097/ALN.0000000000002435"),
+        ("work", "not a pmid|roe|2020"),  # an unreadable pmid: found by search, never a wrong id
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [

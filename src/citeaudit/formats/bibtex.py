@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from citeaudit.errors import InputError
 from citeaudit.identifiers.arxiv import ARXIV
 from citeaudit.identifiers.doi import DOI, doi_in_url
+from citeaudit.identifiers.pubmed import PMCID, PMID, pmcid_in_url, pmid_in_url
 from citeaudit.identifiers.work import WORK
 from citeaudit.model import Citation, Claim, Note, ReferenceSource, Submission, WorkSource
 from citeaudit.resolve.indexes.interface import WorkQuery
@@ -251,8 +252,8 @@ def _concatenation_middleware(budget: _Budget) -> Any:
 
 # Fields a child never takes from its parent: its own identity (a proceedings volume's DOI is
 # not a paper's), and the parent's title, which becomes the child's booktitle instead.
-_NOT_INHERITED = {"doi", "eprint", "archiveprefix", "eprinttype", "primaryclass", "url", "crossref",
-                  "title", "ids", "key", "label", "isbn"}  # fmt: skip
+_NOT_INHERITED = {"doi", "pmid", "pmcid", "eprint", "archiveprefix", "eprinttype", "primaryclass", "url",
+                  "crossref", "title", "ids", "key", "label", "isbn"}  # fmt: skip
 
 
 def _inherit(fields: dict[str, str], parent: dict[str, str]) -> dict[str, str]:
@@ -359,6 +360,11 @@ def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
     named = _arxiv_named(fields)
     if named is not None:
         return ARXIV.kind, str(ARXIV.doi_of(named)), ARXIV.form_note(named)
+    # PubMed's own BibTeX, Zotero's and Better BibTeX's carry ``pmid`` / ``pmcid`` fields.
+    for name, pubmed in (("pmid", PMID), ("pmcid", PMCID)):
+        value = _id_text(fields.get(name, ""))
+        if value and pubmed.is_valid(pubmed.normalise(value)):
+            return pubmed.kind, pubmed.normalise(value), None
     address = _id_text(fields.get("url", ""))
     if (on_resolver := _DOI_URL_RE.match(address)) is not None and DOI.is_valid(
         DOI.normalise(on_resolver.group(1))
@@ -368,6 +374,9 @@ def _identifier(fields: dict[str, str]) -> tuple[str, str, str | None] | None:
     # proceedings paper is in, not the entry's own work.
     if "/book/" not in address.lower() and (on_page := doi_in_url(address)) is not None:
         return DOI.kind, on_page, None
+    for pubmed, in_url in ((PMID, pmid_in_url), (PMCID, pmcid_in_url)):
+        if (on_pubmed := in_url(address)) is not None and pubmed.is_valid(pubmed.normalise(on_pubmed)):
+            return pubmed.kind, pubmed.normalise(on_pubmed), None
     venue = _plain(fields.get("journal", fields.get("booktitle", "")))
     if (page := _ARXIV_URL_RE.match(address)) is not None and (not venue or _ARXIV_VENUE_RE.search(venue)):
         arxiv_doi = ARXIV.doi_of(page.group(1))
