@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck unit docs bench clean postgres-tools browser-tools
+.PHONY: demo test lint typecheck unit docs bench fuzz clean postgres-tools browser-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ test: lint typecheck unit docs
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python -m bench.run_all
+
+# The fuzzers at scale: 10,000 inputs of each kind (claims, BibTeX, Markdown, each dump format, work
+# citations with a mirror), the same inputs on every machine, recorded in bench/RESULTS.md.
+fuzz: $(DEV_STAMP)
+	$(BIN)/python -m bench.fuzz --record
 
 clean:
 	rm -rf $(VENV) site .schemathesis .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -4,7 +4,8 @@ The property: a parser given any input either returns a submission whose every s
 write, or raises :class:`~citeaudit.errors.InputError` whose message is one printable line naming
 the input. Any other exception fails the test with the input that raised it.
 
-The bounds: a fixed number of examples per test, a deadline per example (a parse that takes
+The bounds: a fixed number of examples per test (``FUZZ_EXAMPLES`` sets another for
+every fuzz test: ``make fuzz`` runs 10,000), a deadline per example (a parse that takes
 seconds on a few kilobytes is a hang in waiting), and ``derandomize`` with no example database, so
 that every run on every machine tries the same inputs. All the fuzz tests together take a few
 seconds; the examples they found are kept as exact cases in ``test_fuzz_regressions.py``.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -29,6 +31,7 @@ __all__ = [
     "BIBTEX_SEEDS",
     "BIBTEX_TOKENS",
     "BYTE_TOKENS",
+    "EXAMPLES_ENV",
     "JSON_SEEDS",
     "JSON_TOKENS",
     "MARKDOWN_SEEDS",
@@ -45,10 +48,14 @@ T = TypeVar("T", str, bytes)
 X = TypeVar("X")
 
 
+#: The number of examples every fuzz test runs instead of its own (``make fuzz``).
+EXAMPLES_ENV = "FUZZ_EXAMPLES"
+
+
 def fuzz_settings(examples: int) -> settings:
-    """``examples`` inputs per test, the same ones on every run."""
+    """``examples`` inputs per test (or ``$FUZZ_EXAMPLES``), the same ones on every run."""
     return settings(
-        max_examples=examples,
+        max_examples=int(os.environ.get(EXAMPLES_ENV) or examples),
         deadline=timedelta(seconds=3),  # a loaded two-core machine, warm: each example takes milliseconds
         derandomize=True,
         database=None,

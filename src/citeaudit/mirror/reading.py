@@ -48,6 +48,26 @@ TOO_DEEP_REASON = "a record nested too deeply to read"
 # A JSON string (complete, or cut short at the window's end) or a bracket: what a record's extent
 # is found by when it cannot be decoded.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.S)
+# The escape of a UTF-16 surrogate (``\ud800``): alone, a character no UTF-8 can write.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _whole_characters(value: Any) -> Any:
+    """``value`` with each lone surrogate of its strings (escaped in the JSON, which decodes it
+    as written) replaced by U+FFFD: a title with one broken character is still the work, and the
+    mirror, its index and its reports are UTF-8. Recursive: called only on a value that was
+    decoded, so no deeper than the decoder went."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list):
+        return [_whole_characters(v) for v in value]
+    if isinstance(value, dict):
+        return {_whole_characters(k): _whole_characters(v) for k, v in value.items()}
+    return value
 
 
 def open_maybe_gzip(path: Path) -> BinaryIO:
@@ -166,7 +186,7 @@ def json_lines(stream: BinaryIO, skip: int, max_bytes: int, keep: Keep | None = 
             yield orjson.loads(line)
         except ValueError:  # orjson refuses a few lines json reads (NaN, huge integers, lone surrogates)
             try:
-                yield json.loads(line)
+                yield _whole_characters(json.loads(line))
             except RecursionError:  # orjson stops at 1,024 levels; json at the interpreter's limit
                 yield TOO_DEEP
             except ValueError:
@@ -285,6 +305,11 @@ class _Buffer:
             if end == len(self.text) and not self.eof and not isinstance(value, (dict, list, str)):
                 self._more()  # a number at the window's edge may go on
                 continue
+            if _SURROGATE_ESCAPE.search(self.text, self.pos, end):
+                try:
+                    value = _whole_characters(value)
+                except RecursionError:
+                    value = TOO_DEEP
             self.pos = end
             return value
 
