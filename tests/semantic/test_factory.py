@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from citeaudit.errors import ConfigError
-from citeaudit.semantic import factory
+from citeaudit.semantic import encoder, factory
 from citeaudit.semantic.base import BaseJudge
 from citeaudit.semantic.cache import CachedJudge
 from citeaudit.semantic.cascade import CascadeJudge
@@ -20,7 +21,7 @@ from citeaudit.semantic.rules import RulesJudge
 def test_every_spec_form_is_listed_from_the_table() -> None:
     assert list(JUDGE_SPECS.values()) == [
         "rules",
-        "learned[:wice|attribution|climate|retrieved|MODEL.json]",
+        "learned[:wice|attribution|climate|retrieved|lexical|encoder|MODEL.json]",
         "nli:MODEL[?OPTIONS][#LABELS]",
         "llm:MODEL@URL",
         "rules+SPEC",
@@ -100,7 +101,8 @@ def test_the_learned_judge_is_cheap_and_never_cached(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         make_judge("learned:")
     assert str(caught.value) == (
-        "judge 'learned:': expected learned, learned:wice|attribution|climate|retrieved or learned:MODEL.json"
+        "judge 'learned:': expected learned, learned:wice|attribution|climate|retrieved|lexical|encoder "
+        "or learned:MODEL.json"
     )
 
 
@@ -118,6 +120,14 @@ def test_the_per_domain_models_ship_by_name(tmp_path: Path, monkeypatch: pytest.
         digests.add(judge.model.digest)
     assert len(digests) == 3
     assert make_judge("learned").identity != make_judge("learned:wice").identity
+    # The pooled lexical model by name, whatever extras are installed; --judge learned reads the
+    # encoder's features too where the encoder extra is installed.
+    lexical = make_judge("learned:lexical")
+    assert isinstance(lexical, LearnedJudge)
+    assert lexical.model.digest == hashlib.sha256(shipped_model_path().read_bytes()).hexdigest()
+    default = make_judge("learned")
+    assert isinstance(default, LearnedJudge)
+    assert default.model.meaning == encoder.available()
     # A file named like a shipped model is read as a path when written as one.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "wice").write_bytes(shipped_model_path("attribution").read_bytes())

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from citeaudit.semantic import meaning
 from citeaudit.semantic.datasets import load_pairs
-from citeaudit.semantic.factory import make_judge
+from citeaudit.semantic.factory import default_model, make_judge
 from citeaudit.semantic.features import FEATURE_SET, FEATURES, featurize
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.learned import LearnedJudge, shipped_model_path
@@ -43,7 +44,7 @@ def test_judge_identity_names_the_model_digest() -> None:
     judge = make_judge("learned")
     assert isinstance(judge, LearnedJudge)
     assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-4"
-    same = make_judge(f"learned:{shipped_model_path()}")
+    same = make_judge(f"learned:{shipped_model_path(default_model())}")
     assert same.identity == judge.identity  # the same bytes are the same judge, wherever the file is
 
 
@@ -137,7 +138,7 @@ def test_a_pickle_is_exit_2_and_never_loaded(tmp_path: Path, monkeypatch: pytest
         (lambda d: d["mean"].__setitem__(0, "x"), "'mean' must hold only finite numbers"),
         (lambda d: d["scale"].__setitem__(3, 0), "'scale' must be positive"),
         (lambda d: d.__setitem__("feature_set", "lexical-0"),
-         f"feature set 'lexical-0' is not this citeaudit's {FEATURE_SET!r}"),
+         f"feature set 'lexical-0' is not one of this citeaudit's ({FEATURE_SET!r} or '{FEATURE_SET}+minilm-1')"),
         (lambda d: d["weights"].__setitem__(d["features"].index("cover_window"), -0.5),
          "the weight of 'cover_window' runs against what the feature means (models are trained with each "
          "weight's sign fixed by its feature's meaning)"),
@@ -203,7 +204,7 @@ def test_a_learned_report_renders_its_spans_in_every_format(tmp_path: Path) -> N
 def test_inference_imports_no_training_library() -> None:
     code = (
         "import sys; from citeaudit.semantic.factory import make_judge; from citeaudit.semantic.interface import Fragment; "
-        "v = make_judge('learned').judge('Wells were contaminated.', [Fragment('q', 'The wells were contaminated.')]); "
+        "v = make_judge('learned:lexical').judge('Wells were contaminated.', [Fragment('q', 'The wells were contaminated.')]); "
         "print(sorted(m for m in ('sklearn', 'numpy', 'scipy', 'torch') if m in sys.modules), v.label)"
     )
     out = subprocess.run(
@@ -220,7 +221,7 @@ def test_features_are_the_same_under_reordered_fragments_only_where_they_should_
 
 def test_every_feature_is_defined_in_the_judges_guide() -> None:
     guide = (ROOT / "docs" / "guides" / "judges.md").read_text("utf-8")
-    for name, definition in FEATURES:
+    for name, definition in (*FEATURES, *meaning.FEATURES):
         assert f"| `{name}` | {definition} |" in guide, name
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from citeaudit.cli import main
 from citeaudit.semantic import Fragment, make_judge
+from citeaudit.semantic.factory import default_model
 from citeaudit.semantic.learned import load_model, shipped_model_path
 from citeaudit.semantic.stage import as_retrieved
 
@@ -20,7 +21,7 @@ TEXT = (
 
 def test_passages_are_read_with_the_retrieved_model_and_quotes_with_the_pooled_one() -> None:
     judge = make_judge("learned")
-    pooled = load_model(shipped_model_path()).digest[:16]
+    pooled = load_model(shipped_model_path(default_model())).digest[:16]  # encoder.json with the extra
     retrieved = load_model(shipped_model_path("retrieved")).digest[:16]
     assert pooled != retrieved
     on_quote = judge.judge(CLAIM, [Fragment("c1", TEXT)])

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from citeaudit.semantic import encoder
 from tests.conftest import ROOT, run_cli, shared_data
 
 pytest.importorskip("scipy", reason="judge train needs the train extra (NumPy, SciPy)")
@@ -29,7 +30,7 @@ def small_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _train(data: Path, out: Path, seed: str) -> subprocess.CompletedProcess[str]:
+def _train(data: Path, out: Path, seed: str, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": seed}
     command = [
         sys.executable,
@@ -40,6 +41,7 @@ def _train(data: Path, out: Path, seed: str) -> subprocess.CompletedProcess[str]
         f"attribution-bench={data}",
         "--out",
         str(out),
+        *extra,
     ]
     return subprocess.run(
         command, capture_output=True, text=True, env=env, cwd=ROOT, check=False, timeout=300
@@ -201,3 +203,32 @@ def test_reviews_become_labels_and_change_a_twins_verdict(tmp_path: Path) -> Non
     after = _verdicts(claims, corpus, f"learned:{model}", tmp_path / "after.json")
     assert after == ["entailed", "insufficient"] * 6
     assert before != after
+
+
+@pytest.mark.skipif(not encoder.available(), reason="the encoder extra is not installed")
+@pytest.mark.timeout(600)  # two trainings in subprocesses, each bounded at 300 s
+def test_a_model_reading_the_encoder_is_the_same_bytes_twice(tmp_path: Path) -> None:
+    lines = shared_data(*ATTRIBUTION).read_text("utf-8").splitlines()[:100]
+    data = tmp_path / "ab100.jsonl"
+    data.write_text("\n".join(lines) + "\n", "utf-8")
+    runs = [_train(data, tmp_path / f"m{seed}.json", seed, "--encoder") for seed in ("0", "4242")]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    first = (tmp_path / "m0.json").read_bytes()
+    assert (tmp_path / "m4242.json").read_bytes() == first
+    doc = json.loads(first)
+    assert (doc["feature_set"], doc["training"]["encoder"]) == ("lexical-3+minilm-1", "all-MiniLM-L6-v2")
+    assert doc["features"][-4:] == ["meaning_sentence", "meaning_window", "meaning_names", "meaning_negation"]
+    judged = run_cli(
+        "eval", "--dataset", "attribution-bench", data, "--judge", f"learned:{tmp_path / 'm0.json'}"
+    )
+    assert judged.code == 0, judged.stderr
+    assert json.loads(judged.stdout)["pairs"] == 100
+
+
+def test_a_feature_left_out_must_be_one_of_the_set() -> None:
+    from citeaudit.errors import ConfigError
+    from citeaudit.semantic.training import train_model
+
+    with pytest.raises(ConfigError) as raised:
+        train_model([], without=["meaning_window"])
+    assert str(raised.value) == "judge train: no feature 'meaning_window' in feature set 'lexical-3'"

@@ -179,11 +179,15 @@ def test_every_verdict_shows_its_signals_and_unsupported_words() -> None:
     assert with_extra.unsupported == ("shallow",)  # shown on an entailed verdict too
 
 
-@pytest.mark.parametrize("spec", ["learned", "learned:wice", "learned:attribution", "learned:climate"])
+@pytest.mark.parametrize(
+    "spec", ["learned", "learned:lexical", "learned:wice", "learned:attribution", "learned:climate"]
+)
 def test_a_reason_never_reads_backwards(spec: str) -> None:
     """Every shipped weight goes the way its feature's meaning does (coverage never pulls against
     support), so every feature a reason names reads right: its contribution has its meaning's sign."""
-    from citeaudit.semantic.features import DIRECTIONS
+    from citeaudit.semantic import features, meaning
+
+    DIRECTIONS = {**features.DIRECTIONS, **meaning.DIRECTIONS}
 
     judge = make_judge(spec)
     assert isinstance(judge, LearnedJudge)
@@ -195,8 +199,12 @@ def test_a_reason_never_reads_backwards(spec: str) -> None:
         :40
     ]
     model = judge.model
+    encodings = meaning.Encodings()
     for pair in pairs:
-        values = featurize(pair.claim, pair.fragments).values
+        found = featurize(pair.claim, pair.fragments)
+        values = found.values
+        if model.meaning:  # the encoder's features after the lexical ones (learned:encoder)
+            values += meaning.values(found, encodings, model.weighted)
         _, parts = model.score(values)
         for name, x, mean, part in zip(model.features, values, model.mean, parts, strict=True):
             if DIRECTIONS[name] and part:  # above its mean a "for" feature pushes for support

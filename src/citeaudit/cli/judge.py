@@ -31,6 +31,13 @@ def _precision(value: str) -> float:
     return number
 
 
+def _features(value: str) -> tuple[str, ...]:
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected feature names separated by commas, got {value!r}")
+    return names
+
+
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     from citeaudit.semantic.datasets import DATASETS
 
@@ -66,6 +73,20 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="K",
         help="train on what the audit gives the judge for a citation with no quote: each pair's "
         "fragments taken as the cited texts, and their K best passages for the claim",
+    )
+    train.add_argument(
+        "--encoder",
+        action="store_true",
+        help="add the sentence encoder's features (the encoder extra): the model reads meaning too, and "
+        "needs the extra wherever it is used",
+    )
+    train.add_argument(
+        "--without",
+        type=_features,
+        default=(),
+        metavar="FEATURE,…",
+        help="features held at weight 0 (to measure what each adds, or to leave the encoder's features "
+        "that add nothing uncomputed)",
     )
     train.add_argument("--from-reviews", metavar="STORE", help="also learn from the reviews in this store")
     add_scope_option(train)  # with --from-reviews: the tenant whose reviews are read
@@ -175,7 +196,11 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     inputs = [Path(f.partition("=")[2] or f) for f in args.files] + list(args.reports)
     refuse_to_overwrite(args.out, *inputs)
     document = train_model(
-        _sets(args), target_precision=args.target_precision, entailed_precision=args.entailed_precision
+        _sets(args),
+        target_precision=args.target_precision,
+        entailed_precision=args.entailed_precision,
+        encoder_features=args.encoder,
+        without=args.without,
     )
     write_file(args.out, model_bytes(document))
     stdout.write(_table(document))

