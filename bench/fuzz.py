@@ -5,8 +5,8 @@ Kinds: claims (the JSON formats), BibTeX, Markdown reports, each dump format the
 mirror. Each kind's fuzz tests run in one pytest process (``-n 0``) with their example count set by
 ``FUZZ_EXAMPLES`` so that the kind's tests together try ``--examples`` inputs (10,000);
 the inputs are derandomized, so a run tries the same ones on every machine. Counted from
-Hypothesis's own statistics: the inputs that ran (passing and failing; those a strategy rejected
-are not inputs), the failures, the seconds. ``python -m bench.fuzz [--examples N] [--record] [KIND ...]``
+Hypothesis's own statistics: the inputs the generate phase ran (passing and failing; those a
+strategy rejected are not inputs), the failures, the seconds. ``python -m bench.fuzz [--examples N] [--record] [KIND ...]``
 (``make fuzz``).
 """
 
@@ -35,7 +35,11 @@ KINDS: list[tuple[str, list[str], int]] = [
     ("arXiv JSONL", ["tests/mirror/test_fuzz_dumps.py", "-k", "arxiv_json"], 1),
     ("work citations, a mirror", ["tests/mirror/test_fuzz_dumps.py", "-k", "work_citation"], 1),
 ]  # fmt: skip
-_COUNTS = re.compile(r"- (\d+) passing, (\d+) failing, and (\d+) invalid test cases")
+# Hypothesis's statistics: the inputs of the generate phase (a failure's shrink phase runs more, all
+# derived from the failing one; they are not counted).
+_COUNTS = re.compile(
+    r"during generate phase[^\n]*\n[^\n]*\n\s*- (\d+) passing, (\d+) failing, and (\d+) invalid"
+)
 _PASSED = re.compile(r"(\d+) passed")
 _FAILED = re.compile(r"(\d+) failed")
 
@@ -78,8 +82,8 @@ def markdown(r: dict[str, Any]) -> str:
     lines = [
         f"`make fuzz` (`python -m bench.fuzz --examples {r['examples']:,} --record`): each kind's fuzz tests in "
         "one pytest process, one core, derandomized (the same inputs on every machine), each test given an "
-        "equal share of the kind's inputs. *Inputs* are the examples Hypothesis ran (passing and failing; "
-        "those a strategy rejected before the test are not counted). The property: a report, a record or a "
+        "equal share of the kind's inputs. *Inputs* are the examples Hypothesis generated and ran (passing and "
+        "failing; those a strategy rejected before the test, and a failure's shrinking, are not counted). The property: a report, a record or a "
         "counted skip, or a one-line error naming the input; never a crash.",
         "",
         "| kind | tests | inputs run | failing | seconds | inputs/s |",

@@ -178,6 +178,30 @@ def test_a_lone_surrogate_in_a_dump_is_a_replacement_character(folder: Path) -> 
     assert "T \ufffd".encode() in row[5]
 
 
+def test_an_unfinished_cdata_section_is_a_one_line_error(folder: Path) -> None:
+    """Found by the fuzzer: libxml2 quotes the rest of the dump after the message of an unfinished
+    CDATA section, and the error took as many lines."""
+    at = _DBLP.index(b"<editor>Frank") + len(b"<editor>")
+    (folder / "dblp.xml").write_bytes(_DBLP[:at] + b"<![CDATA[" + _DBLP[at:])
+    result = run_cli(
+        "mirror", "import", "--format", "dblp", folder / "dblp.xml", "--mirror", folder / "m.sqlite"
+    )
+    assert result.code == 2
+    assert result.stderr == (
+        f"citeaudit: error: {folder / 'dblp.xml'}: invalid XML at line 49, column 1: CData section not finished\n"
+    )
+
+
+def test_an_integer_of_5000_digits_in_a_crossref_work_is_read(folder: Path) -> None:
+    """Found by the fuzzer: Python's int() refuses more than 4,300 digits, and such a number in a
+    Crossref work was an internal error (exit 4) of the import; JSON Lines counted the line skipped."""
+    (folder / "crossref.json").write_text(
+        '{"items": [{"DOI": "10.1/a", "title": ["A title"], "volume": ' + "9" * 5000 + "}]}", "utf-8"
+    )
+    (row,) = _read("crossref", folder / "crossref.json")
+    assert row[0] == "10.1/a"
+
+
 # -- work citations against a mirror ---------------------------------------------------------
 
 

@@ -217,6 +217,9 @@ def rows(dump: DumpFile, skip: int, max_record_bytes: int, keep: Keep | None = N
         except etree.XMLSyntaxError as e:
             line, column = e.position
             message = re.sub(r"(\s*\([^()]*line \d+\)|, line \d+, column \d+)$", "", str(e.msg))
+            # libxml2 quotes the text of an unfinished CDATA section or comment on the lines after
+            # its message: the message is the first line.
+            message = (message.splitlines() or [""])[0]
             raise MirrorError(
                 f"{dump.name}: invalid XML at line {line}, column {column}: {message}"
             ) from None

@@ -52,6 +52,18 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.S)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
+def _int_or_float(digits: str) -> int | float:
+    """A JSON integer; one of more digits than ``int()`` reads is the float it is (inf)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
+# The decoder a value is read again with when an integer in it is too long for int().
+_LONG_NUMBERS = json.JSONDecoder(parse_int=_int_or_float)
+
+
 def _whole_characters(value: Any) -> Any:
     """``value`` with each lone surrogate of its strings (escaped in the JSON, which decodes it
     as written) replaced by U+FFFD: a title with one broken character is still the work, and the
@@ -296,6 +308,11 @@ class _Buffer:
                         f"{self.name}: invalid JSON: {e.msg} near the end of the file"
                     ) from None
                 size = min(size * 2, 64 * _CHUNK)
+                continue
+            except ValueError:  # an integer of more digits than int() reads (4,300): read again
+                if decoder is _LONG_NUMBERS:
+                    raise
+                decoder = _LONG_NUMBERS
                 continue
             if end - self.pos > self.max_bytes:
                 raise MirrorError(
