@@ -14,8 +14,9 @@ Routes (each under its own path prefix, so one server stands in for all):
   PMID asked for, and for a PMID with none the per-identifier error NCBI answered for PMID
   40482261; an efetch answer holds the recorded articles asked for in the recorded envelope.
   NCBI's 3 requests a second are enforced, 10 for a request with an ``api_key``.
-* ``/ncbi-idconv/`` — the PMC ID converter: its recorded answer for PMC2883744, and for a PMCID
-  a recorded summary lists (``articleids``), a record of the same shape.
+* ``/ncbi-idconv/`` — the PMC ID converter: its recorded answer for PMC2883744, for a PMCID
+  a recorded summary lists (``articleids``) a record of the same shape, and for any other PMCID
+  the record it answered for PMC23840460, which PMC does not have (``invalid article id``).
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
 rewritten, in any case); the benchmark uses it to repeat the records under distinct DOIs.
@@ -155,6 +156,9 @@ class _NcbiData:
                     self.articles[found.group(1)] = article
         self.idconv = json.loads((root / "idconv_PMC2883744.json").read_text(encoding="utf-8"))
         self.converted = {r["pmcid"]: r for r in self.idconv["records"]}
+        # The converter's recorded record for a PMCID PMC does not have (PMC23840460).
+        unknown = json.loads((root / "idconv_PMC23840460.json").read_text(encoding="utf-8"))
+        (self.unknown,) = unknown["records"]
         for uid, entry in self.summaries.items():  # PMCIDs the summaries list, in the same shape
             ids = {i["idtype"]: i["value"] for i in entry.get("articleids", [])}
             if "pmc" in ids:
@@ -178,11 +182,7 @@ class _NcbiData:
                                      f"<PubmedArticleSet>{found}\n</PubmedArticleSet>").encode()  # fmt: skip
 
     def convert(self, ids: list[str]) -> bytes:
-        records = [
-            self.converted.get(i.upper())
-            or {"requested-id": i, "status": "error", "errmsg": "Identifier not found in PMC"}
-            for i in ids
-        ]
+        records = [self.converted.get(i.upper()) or {**self.unknown, "pmcid": i.upper()} for i in ids]
         envelope = {**self.idconv, "request": f"ids={','.join(ids)};format=json", "records": records}
         return json.dumps(envelope).encode()
 

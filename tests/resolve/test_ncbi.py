@@ -5,10 +5,12 @@ and 5xx faults, NCBI's rate limits enforced, and the cache pinning only final an
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from citeaudit.resolve.cache import CachingResolver, DoiCache
 from citeaudit.resolve.http import HttpClient, RetryPolicy
 from citeaudit.resolve.interface import Author, Resolution, ResolutionStatus
 from citeaudit.resolve.ncbi import (
+    Converted,
     abstracts_from_efetch,
     ncbi_limits,
     pmids_from_idconv,
@@ -114,14 +117,32 @@ def test_the_converter_gives_the_pmid_of_a_pmcid() -> None:
     converted = pmids_from_idconv(_recorded("idconv_PMC2883744.json"))
     assert list(converted) == ["PMC2883744"]
     assert converted["PMC2883744"].pmid == "20495566"
-    unknown = {
-        "records": [{"requested-id": "PMC1", "status": "error", "errmsg": "Identifier not found in PMC"}]
-    }
-    said = pmids_from_idconv(json.dumps(unknown).encode())["PMC1"]
+
+
+def test_the_converters_answer_for_a_pmcid_pmc_lacks_is_that_it_does_not_know_it() -> None:
+    """The recorded answer for PMC23840460: an error record, ``invalid article id``."""
+    converted = pmids_from_idconv(_recorded("idconv_PMC23840460.json"))
+    assert converted == {"PMC23840460": Converted(unknown=True, reason="invalid article id")}
+    # The message the converter gives at its current address for an identifier it does not have.
+    record = {"pmcid": "PMC1", "status": "error", "errmsg": "Identifier not found in PMC"}
+    said = pmids_from_idconv(json.dumps({"records": [record]}).encode())["PMC1"]
     assert (said.pmid, said.unknown) == (None, True)
-    other = {"records": [{"requested-id": "PMC2", "status": "error", "errmsg": "invalid article id"}]}
-    said = pmids_from_idconv(json.dumps(other).encode())["PMC2"]
-    assert (said.unknown, said.reason) == (False, "invalid article id")  # not a "not registered"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"pmcid": "PMC2", "status": "error", "errmsg": "service temporarily unavailable"},
+        {"pmcid": "PMC2", "status": "error"},
+        {"pmcid": "PMC2", "errmsg": "invalid article id"},  # an error message without the error status
+    ],
+)
+def test_an_error_record_the_converter_was_not_recorded_giving_is_no_not_registered(
+    record: dict[str, str],
+) -> None:
+    said = pmids_from_idconv(json.dumps({"records": [record]}).encode())["PMC2"]
+    assert (said.pmid, said.unknown) == (None, False)
+    assert said.reason == record.get("errmsg", "an error")
 
 
 # -- the resolver, against the local registry --------------------------------------------------
@@ -183,6 +204,22 @@ def test_a_pmid_resolves_to_its_record_and_asks_politely(ncbi: RegistryServer, t
     assert fetch == {**summary, "retmode": ["xml"], "rettype": ["abstract"]}
 
 
+def test_a_pmid_with_an_abstract_has_it_in_its_record(ncbi: RegistryServer, tmp_path: Path) -> None:
+    """esummary and efetch recorded for the same PMID: the record is the summary's, the abstract
+    efetch's, its labelled parts as paragraphs."""
+    key = "pmid:14760269"
+    answer = _resolve(ncbi, tmp_path, key)[key]
+    assert answer.record is not None
+    summary = json.loads(_recorded("esummary_14760269.json"))["result"]["14760269"]
+    _, abstracts = abstracts_from_efetch(_recorded("efetch_14760269.xml"))
+    assert answer.record == replace(record_from_summary(key, summary), abstract=abstracts["14760269"])
+    assert answer.record.titles == ("Maternal age and other predictors of newborn blood pressure.",)
+    assert answer.record.authors[0] == Author(family="Gillman", given="MW", sequence="first")
+    parts = (answer.record.abstract or "").split("\n\n")
+    assert [p.split(":", 1)[0] for p in parts] == ["OBJECTIVE", "STUDY DESIGN", "RESULTS", "CONCLUSIONS"]
+    assert parts[0] == "OBJECTIVE: To investigate perinatal predictors of newborn blood pressure."
+
+
 def test_a_pmid_pubmed_has_no_summary_or_article_of_is_not_registered(
     ncbi: RegistryServer, tmp_path: Path
 ) -> None:
@@ -236,6 +273,18 @@ def test_a_transient_failure_is_retried_and_then_no_not_found_is_trusted(
         f'PubMed had no summary of 40482261 after HTTP {fault}: not trusted as "not registered"',
     )
     assert ncbi.count(status=int(fault)) == 1
+
+
+def test_a_pmcid_pmc_lacks_after_a_retried_request_is_not_trusted(
+    ncbi: RegistryServer, tmp_path: Path
+) -> None:
+    ncbi.fault("ncbi-idconv", "503")
+    answer = _resolve(ncbi, tmp_path, "pmcid:PMC1")["pmcid:PMC1"]
+    assert answer == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE",
+        "the PMC ID converter said 'invalid article id' after HTTP 503: not trusted as \"not registered\"",
+    )
+    assert ncbi.count(status=503) == 1
 
 
 def test_a_500_or_retries_exhausted_is_could_not_check_and_never_cached(
@@ -387,3 +436,36 @@ def test_a_claims_json_citing_pmids_is_checked_like_a_doi(
         "b": ("pmid:27933103", ["E_TITLE_MISMATCH", "E_YEAR_MISMATCH"], []),
         "c": ("pmcid:PMC5122160", [], ["W_AUTHOR_NOT_FIRST"]),
     }
+
+
+def test_a_quote_less_claim_citing_a_pmid_is_read_against_its_abstract(
+    ncbi: RegistryServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The abstract efetch gave, pinned with the record, is the text the claim is judged on."""
+    for name, value in _endpoints(ncbi).__dict__.items():
+        monkeypatch.setenv(f"CITEAUDIT_{name.upper()}_URL", value)
+    monkeypatch.delenv("NCBI_API_KEY", raising=False)
+    _, abstracts = abstracts_from_efetch(_recorded("efetch_14760269.xml"))
+    abstract = abstracts["14760269"]
+    claim = "For each 5-year increase in maternal age, newborn systolic blood pressure was 0.8 mm Hg higher."
+    claims = {"claims": [{"id": "c1", "text": claim, "citations": [{"id": "a", "pmid": "PMID: 14760269"}]}]}
+    path, cache = tmp_path / "claims.json", tmp_path / "cache"
+    path.write_text(json.dumps(claims), encoding="utf-8")
+    assert run_cli("fetch", path, "--cache", cache).code == 0
+    assert run_cli("check", path, "--cache", cache, "--offline", "--out", tmp_path / "r.json").code in (0, 1)
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    (row,) = report["results"]
+    assert (row["doi"], row["status"], row["record"]["agency"]) == ("pmid:14760269", "pass", "pubmed")
+    verdict = report["claims"][0]["verdict"]
+    assert verdict["basis"] == "retrieved"
+    digest = hashlib.sha256(abstract.encode("utf-8")).hexdigest()
+    assert verdict["texts"] == [{"basis": "abstract", "citation": "a", "length": len(abstract),
+                                 "name": "abstract in the pubmed record of pmid:14760269", "sha256": digest}]  # fmt: skip
+    for passage in verdict["passages"]:
+        assert abstract[passage["start"] : passage["end"]] == passage["text"]
+        assert (passage["basis"], passage["text_sha256"]) == ("abstract", digest)
+    # The sentence the claim restates is the best passage of the abstract.
+    assert verdict["passages"][0]["text"] == (
+        "A multivariate model showed that for each 5-year increase in maternal age, newborn systolic "
+        "blood pressure was 0.8 mm Hg higher (95% CI, 0.2, 1.4)."
+    )

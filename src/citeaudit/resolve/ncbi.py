@@ -10,7 +10,9 @@
 Only final answers leave this module as found / not found. A PMID is "not registered" only when
 esummary's answer for it is its per-identifier ``error`` ("cannot get document summary") and
 efetch's answer for the same request has no article of that PMID either, both on a first try; a
-PMCID only when the converter's record for it says that PMC does not know it, on a first try.
+PMCID only when the converter's record for it is an error whose message is one the converter gives
+for an article PMC does not have (``invalid article id``, ``Identifier not found in PMC``), on a
+first try.
 Anything else (a retried request, a top-level ``error``, an answer without the identifier asked
 for, a summary of another PMID, an efetch that failed) is "could not check", never cached.
 
@@ -37,6 +39,7 @@ __all__ = [
     "BATCH_SIZE",
     "NCBI_AGENCY",
     "NCBI_ROUTE",
+    "Converted",
     "NcbiResolver",
     "abstracts_from_efetch",
     "ncbi_limits",
@@ -201,6 +204,13 @@ def abstracts_from_efetch(body: bytes) -> tuple[frozenset[str], dict[str, str]]:
     return frozenset(seen), out
 
 
+# What the converter's record for a PMCID PMC does not have says, as recorded: ``invalid article
+# id`` (its answer for PMC23840460 in January 2023, ``"live": "false"`` beside it) and ``Identifier
+# not found in PMC`` (what it says at its current address for an identifier it does not have).
+# Any other message is no answer about the article.
+_UNKNOWN_TO_PMC = frozenset({"invalid article id", "identifier not found in pmc"})
+
+
 @dataclass(frozen=True, slots=True)
 class Converted:
     """The converter's answer for one PMCID: its PMID, or that PMC does not know it (``unknown``),
@@ -226,7 +236,8 @@ def pmids_from_idconv(body: bytes) -> dict[str, Converted]:
             continue
         said = str(record.get("errmsg") or "")
         if record.get("status") == "error" or said:
-            out[asked] = Converted(unknown="not found" in said.lower(), reason=said or "an error")
+            unknown = record.get("status") == "error" and " ".join(said.split()).casefold() in _UNKNOWN_TO_PMC
+            out[asked] = Converted(unknown=unknown, reason=said or "an error")
             continue
         if PMCID.recognise(str(record.get("pmcid") or "")) != asked:
             out[asked] = Converted(reason=f"a record of {record.get('pmcid')!r}")
