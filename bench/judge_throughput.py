@@ -51,6 +51,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     if encoder.available():
         make_judge("learned:encoder").judge("Warm.", [Fragment("q", "The encoder is loaded once.")])
         out["learned_encoder"] = round(_rate(lambda: make_judge("learned:encoder"), items[:64], 1), 2)
+        out["learned_encoder_pairs"] = len(items[:64])
     try:
         from citeaudit.semantic.nli import NliJudge
     except ImportError:
@@ -77,7 +78,8 @@ def markdown(r: dict[str, Any]) -> str:
     ]
     if "learned_encoder" in r:
         lines.append(
-            f"| learned with the sentence encoder (64 pairs, one run, one thread) | {r['learned_encoder']:,.2f} |"
+            f"| learned with the sentence encoder ({r['learned_encoder_pairs']} pairs, one run, one thread) "
+            f"| {r['learned_encoder']:,.2f} |"
         )
     sizes = ", ".join(f"{name}.json {size:,} bytes" for name, size in r.get("model_bytes", {}).items())
     after = ["", f"Learned-judge model files: {sizes}."] if sizes else []
