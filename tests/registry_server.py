@@ -14,9 +14,12 @@ Routes (each under its own path prefix, so one server stands in for all):
   PMID asked for, and for a PMID with none the per-identifier error NCBI answered for PMID
   40482261; an efetch answer holds the recorded articles asked for in the recorded envelope.
   NCBI's 3 requests a second are enforced, 10 for a request with an ``api_key``.
+* ``/ncbi/esummary.fcgi?db=pmc`` — PMC's summaries (XML, ``version=2.0``): the recorded ones of
+  PMC254085 and PMC14900, and for any other uid the recorded per-uid ``error``.
 * ``/ncbi-idconv/`` — the PMC ID converter: its recorded answer for PMC2883744, for a PMCID
   a recorded summary lists (``articleids``) a record of the same shape, and for any other PMCID
-  the record it answered for PMC23840460, which PMC does not have (``invalid article id``).
+  the record it answered for PMC23840460, which PMC does not have (``invalid article id``);
+  for a PMCID in ``pmc_only`` (an article in PMC and not in PubMed) a record with no PMID.
 
 ``aliases`` re-serve a recorded answer under another DOI (with its DOI field
 rewritten, in any case); the benchmark uses it to repeat the records under distinct DOIs.
@@ -130,6 +133,7 @@ class _NcbiData:
 
     _ARTICLE = re.compile(r"<PubmedArticle>.*?</PubmedArticle>", re.DOTALL)
     _PMID = re.compile(r"<MedlineCitation[^>]*>\s*<PMID[^>]*>([0-9]+)</PMID>")
+    _PMC_SUMMARY = re.compile(r'<DocumentSummary uid="([0-9]+)">.*?</DocumentSummary>', re.DOTALL)
 
     def __init__(self, root: Path) -> None:
         self.summaries: dict[str, dict[str, Any]] = {}
@@ -159,6 +163,17 @@ class _NcbiData:
         # The converter's recorded record for a PMCID PMC does not have (PMC23840460).
         unknown = json.loads((root / "idconv_PMC23840460.json").read_text(encoding="utf-8"))
         (self.unknown,) = unknown["records"]
+        # esummary on db=pmc (XML, version=2.0): the recorded summaries by uid, in the recorded
+        # envelope; for a uid with none, the recorded per-uid error (uid 1).
+        pmc = (root / "esummary_pmc_254085_1_14900.xml").read_text(encoding="utf-8")
+        blocks = {m.group(1): m.group(0) for m in self._PMC_SUMMARY.finditer(pmc)}
+        self.pmc_missing = blocks.pop("1")
+        self.pmc_summaries = blocks
+        start, end = (
+            pmc.index("<DocumentSummary "),
+            pmc.rindex("</DocumentSummary>") + len("</DocumentSummary>"),
+        )
+        self.pmc_envelope = (pmc[:start], pmc[end:])
         for uid, entry in self.summaries.items():  # PMCIDs the summaries list, in the same shape
             ids = {i["idtype"]: i["value"] for i in entry.get("articleids", [])}
             if "pmc" in ids:
@@ -176,13 +191,25 @@ class _NcbiData:
             result[uid] = self.summaries.get(uid) or {**self.missing, "uid": uid}
         return json.dumps({"header": {"type": "esummary", "version": "0.3"}, "result": result}).encode()
 
+    def pmc_esummary(self, ids: list[str]) -> bytes:
+        found = [
+            self.pmc_summaries.get(i) or self.pmc_missing.replace('uid="1"', f'uid="{i}"', 1) for i in ids
+        ]
+        head, tail = self.pmc_envelope
+        return (head + "\n".join(found) + tail).encode()
+
     def efetch(self, ids: list[str]) -> bytes:
         found = "".join("\n" + self.articles[i] for i in ids if i in self.articles)
         return self.envelope.replace("<PubmedArticleSet></PubmedArticleSet>",
                                      f"<PubmedArticleSet>{found}\n</PubmedArticleSet>").encode()  # fmt: skip
 
-    def convert(self, ids: list[str]) -> bytes:
-        records = [self.converted.get(i.upper()) or {**self.unknown, "pmcid": i.upper()} for i in ids]
+    def convert(self, ids: list[str], pmc_only: frozenset[str] = frozenset()) -> bytes:
+        records = [
+            {"pmcid": i.upper(), "requested-id": i}  # in PMC, not in PubMed: a record with no PMID
+            if i.upper() in pmc_only
+            else self.converted.get(i.upper()) or {**self.unknown, "pmcid": i.upper()}
+            for i in ids
+        ]
         envelope = {**self.idconv, "request": f"ids={','.join(ids)};format=json", "records": records}
         return json.dumps(envelope).encode()
 
@@ -196,6 +223,7 @@ class RegistryServer:
         self.faults: dict[str, deque[str]] = defaultdict(deque)  # route or DOI → faults to serve, in order
         self.log: list[tuple[str, int]] = []  # (path, status) of every request
         self.ncbi_queries: list[dict[str, list[str]]] = []  # the parameters of each request to NCBI
+        self.pmc_only: set[str] = set()  # PMCIDs the converter answers with a record naming no PMID
         self.enforce_limits = True
         self._windows: dict[str, deque[float]] = defaultdict(deque)
         self._in_flight: dict[str, int] = defaultdict(int)
@@ -305,8 +333,12 @@ class RegistryServer:
             ids = [i for i in query.get("id" if path != "/ncbi-idconv/" else "ids", [""])[0].split(",") if i]
             if path == "/ncbi/efetch.fcgi":
                 return 200, "text/xml; charset=UTF-8", self.data.ncbi.efetch(ids)
+            if path == "/ncbi/esummary.fcgi" and query.get("db") == ["pmc"]:
+                return 200, "text/xml; charset=UTF-8", self.data.ncbi.pmc_esummary(ids)
             body = (
-                self.data.ncbi.esummary(ids) if path == "/ncbi/esummary.fcgi" else self.data.ncbi.convert(ids)
+                self.data.ncbi.esummary(ids)
+                if path == "/ncbi/esummary.fcgi"
+                else self.data.ncbi.convert(ids, frozenset(self.pmc_only))
             )
             return 200, "application/json; charset=UTF-8", body
         if path.startswith("/doi/ra/"):

@@ -23,6 +23,7 @@ from citeaudit.resolve.ncbi import (
     Converted,
     abstracts_from_efetch,
     ncbi_limits,
+    pmc_summaries_from_xml,
     pmids_from_idconv,
     record_from_summary,
     summaries_from_json,
@@ -145,6 +146,34 @@ def test_an_error_record_the_converter_was_not_recorded_giving_is_no_not_registe
     assert said.reason == record.get("errmsg", "an error")
 
 
+def test_pmcs_own_summary_is_a_record_of_title_years_authors_and_journal() -> None:
+    """esummary on db=pmc (XML, version 2.0), as recorded for uids 254085, 1 and 14900."""
+    summaries = pmc_summaries_from_xml(_recorded("esummary_pmc_254085_1_14900.xml"))
+    assert (set(summaries.entries), summaries.missing, summaries.error) == ({"254085", "14900"}, {"1"}, "")
+    record = record_from_summary("pmcid:PMC254085", summaries.entries["254085"])
+    assert record.titles == (
+        "Overproduction of polyomavirus middle T antigen in mammalian cells through the use of an adenovirus vector.",
+    )
+    assert record.years == (("published", 1987),)
+    assert record.authors == (
+        Author(family="Davidson", given="D", sequence="first"),
+        Author(family="Hassell", given="JA", sequence="additional"),
+    )
+    assert (record.container, record.short_container) == (("Journal of Virology",), ("J Virol",))
+    assert (record.volume, record.issue, record.pages, record.abstract) == ("61", "4", "1226-1239", None)
+
+
+@pytest.mark.parametrize("body", [b"<eSummaryResult><ERROR>Invalid uid PMC1</ERROR></eSummaryResult>"])
+def test_a_top_level_error_of_pmcs_summary_says_nothing_about_any_uid(body: bytes) -> None:
+    summaries = pmc_summaries_from_xml(body)
+    assert (summaries.entries, summaries.missing, summaries.error) == ({}, frozenset(), "Invalid uid PMC1")
+
+
+def test_an_answer_that_is_no_pmc_summary_is_refused() -> None:
+    with pytest.raises(ET.ParseError, match="the root element is html, not eSummaryResult"):
+        pmc_summaries_from_xml(b"<html><body>Down for maintenance</body></html>")
+
+
 # -- the resolver, against the local registry --------------------------------------------------
 
 
@@ -161,6 +190,7 @@ def ncbi(ncbi_server: RegistryServer) -> RegistryServer:
     ncbi_server.log.clear()
     ncbi_server.ncbi_queries.clear()
     ncbi_server.enforce_limits = True
+    ncbi_server.pmc_only.clear()
     ncbi_server._windows.clear()  # no test starts with another's requests counted against it
     return ncbi_server
 
@@ -259,6 +289,31 @@ def test_a_pmcid_is_resolved_through_its_pmid_and_kept_under_its_own_key(
                                     "ids": ["PMC1,PMC2883744,PMC5122160"], "format": ["json"],
                                     "versions": ["no"]}  # fmt: skip
     assert ncbi.ncbi_queries[1]["id"] == ["20495566,27933103"]  # one summary request for all
+
+
+def test_a_pmcid_with_no_pmid_is_read_from_pmcs_own_summary(ncbi: RegistryServer, tmp_path: Path) -> None:
+    """The converter's record names no PMID (an article in PMC, not in PubMed): the record is
+    PMC's summary of it, kept under the PMCID; a summary PMC lacks is no "not registered"."""
+    ncbi.pmc_only.update({"PMC254085", "PMC999"})
+    key, lacking = "pmcid:PMC254085", "pmcid:PMC999"
+    answers = _resolve(ncbi, tmp_path, key, lacking)
+    entry = pmc_summaries_from_xml(_recorded("esummary_pmc_254085_1_14900.xml")).entries["254085"]
+    expected = replace(
+        record_from_summary(key, entry), full_text_urls=("https://pmc.ncbi.nlm.nih.gov/articles/PMC254085/",)
+    )
+    assert answers[key] == Resolution.found(expected)
+    assert answers[lacking] == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE",
+        "PMC esummary has no summary of PMC999, whose converter record names no PMID",
+    )
+    assert [path for path, _ in ncbi.log] == ["/ncbi-idconv/", "/ncbi/esummary.fcgi"]
+    assert ncbi.ncbi_queries[1] == {"tool": ["citeaudit"], "email": ["tests@example.org"], "db": ["pmc"],
+                                    "id": ["254085,999"], "retmode": ["xml"], "version": ["2.0"]}  # fmt: skip
+    ncbi.fault("esummary.fcgi", "500")
+    answer = _resolve(ncbi, tmp_path, key)[key]
+    assert answer == Resolution.unavailable(
+        "E_REGISTRY_UNAVAILABLE", "PMC esummary: esummary answered HTTP 500"
+    )
 
 
 @pytest.mark.parametrize("fault", ["429", "503"])
@@ -404,6 +459,10 @@ def test_fetch_then_offline_check_gives_the_same_report(
         ("2", "pmid:40482261", "pmid", "fail", ["E_DOI_NOT_FOUND"]),
     ]
     assert report["results"][0]["record"]["agency"] == "pubmed"
+    # The cited PubMed page is read as its PMID only: never fetched, so a record with no abstract
+    # leaves the quote-less claim citing it with no text to be judged on.
+    assert {path for path, _ in ncbi.log} == {"/ncbi/esummary.fcgi", "/ncbi/efetch.fcgi"}
+    assert [(c["id"], c["verdict"]) for c in report["claims"]] == [("c001", None), ("c002", None)]
     rendered = run_cli("render", tmp_path / "offline.json", "--format", "md")
     assert "PMID: 27933103; cited title: Programmatic conversion" in rendered.stdout
     page = run_cli("render", tmp_path / "offline.json", "--format", "html")

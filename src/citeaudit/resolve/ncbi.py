@@ -6,6 +6,10 @@
 * ``efetch`` (PubMed XML) gives the abstracts of the same PMIDs, which the semantic stage reads.
 * The PMC ID converter (``idconv``, JSON) gives the PMID of a PMCID, whose record is then read
   as a PMID's and kept under the PMCID's key.
+* For a PMCID whose converter record names no PMID (an article in PMC and not in PubMed),
+  ``esummary`` on ``db=pmc`` (XML, ``version=2.0``) gives the record: title, dates, authors,
+  journal, volume, issue, pages; no abstract. It is never a "not registered": the converter says
+  which PMCIDs PMC does not have.
 
 Only final answers leave this module as found / not found. A PMID is "not registered" only when
 esummary's answer for it is its per-identifier ``error`` ("cannot get document summary") and
@@ -43,6 +47,7 @@ __all__ = [
     "NcbiResolver",
     "abstracts_from_efetch",
     "ncbi_limits",
+    "pmc_summaries_from_xml",
     "pmids_from_idconv",
     "record_from_summary",
 ]
@@ -219,6 +224,7 @@ class Converted:
     pmid: str | None = None
     unknown: bool = False
     reason: str = ""
+    no_pmid: bool = False  # a record of the PMCID asked for that names no PMID
 
 
 def pmids_from_idconv(body: bytes) -> dict[str, Converted]:
@@ -243,8 +249,51 @@ def pmids_from_idconv(body: bytes) -> dict[str, Converted]:
             out[asked] = Converted(reason=f"a record of {record.get('pmcid')!r}")
             continue
         pmid = PMID.recognise(str(record.get("pmid") or ""))
-        out[asked] = Converted(pmid=pmid, reason="" if pmid else "no PMID (the article is not in PubMed)")
+        if pmid is None:
+            out[asked] = Converted(reason="no PMID (the article is not in PubMed)", no_pmid=True)
+        else:
+            out[asked] = Converted(pmid=pmid)
     return out
+
+
+def _child_text(element: ET.Element, name: str) -> str:
+    return " ".join((element.findtext(name) or "").split())
+
+
+_PMC_FIELDS = (
+    ("pubdate", "PubDate"), ("epubdate", "EPubDate"), ("source", "Source"), ("title", "Title"),
+    ("volume", "Volume"), ("issue", "Issue"), ("pages", "Pages"), ("fulljournalname", "FullJournalName"),
+)  # fmt: skip
+
+
+def pmc_summaries_from_xml(body: bytes) -> Summaries:
+    """An esummary answer on ``db=pmc`` (XML, ``version=2.0``): each ``DocumentSummary`` as the
+    fields of a JSON summary (``title``, ``pubdate``, ``authors``, ``articleids``, …) by its uid,
+    the uids it has an ``error`` for, and a top-level ``ERROR``; ParseError for what is not one."""
+    root = ET.fromstring(body)
+    if root.tag != "eSummaryResult":
+        raise ET.ParseError(f"the root element is {root.tag}, not eSummaryResult")
+    error = _child_text(root, "ERROR")
+    if error:
+        return Summaries({}, frozenset(), error)
+    entries: dict[str, Mapping[str, Any]] = {}
+    missing: set[str] = set()
+    for summary in root.iter("DocumentSummary"):
+        uid = (summary.get("uid") or "").strip()
+        if not uid.isdigit():
+            continue
+        if summary.find("error") is not None:
+            missing.add(uid)
+            continue
+        entries[uid] = {
+            "uid": uid,
+            **{key: _child_text(summary, tag) for key, tag in _PMC_FIELDS},
+            "authors": [{"name": _child_text(a, "Name"), "authtype": _child_text(a, "AuthType")}
+                        for a in summary.findall("Authors/Author")],
+            "articleids": [{"idtype": _child_text(i, "IdType"), "value": _child_text(i, "Value")}
+                           for i in summary.findall("ArticleIds/ArticleId")],
+        }  # fmt: skip
+    return Summaries(entries, frozenset(missing))
 
 
 # -- asking ---------------------------------------------------------------------------------------
@@ -282,8 +331,13 @@ class NcbiResolver:
         out: dict[str, Resolution] = {}
         pmcids = sorted({k for k in keys if k.startswith(PMCID_PREFIX)})
         via: dict[str, str] = {}  # pmcid key → the PMID the converter gave
+        pmc_only: list[str] = []  # pmcid keys whose converter record names no PMID
         for start in range(0, len(pmcids), BATCH_SIZE):
-            part = await self._convert(client, pmcids[start : start + BATCH_SIZE], via)
+            part = await self._convert(client, pmcids[start : start + BATCH_SIZE], via, pmc_only)
+            arrived(part)
+            out.update(part)
+        for start in range(0, len(pmc_only), BATCH_SIZE):
+            part = await self._pmc_summaries(client, pmc_only[start : start + BATCH_SIZE])
             arrived(part)
             out.update(part)
         pmids = sorted(
@@ -310,9 +364,10 @@ class NcbiResolver:
         return out
 
     async def _convert(
-        self, client: HttpClient, keys: list[str], via: dict[str, str]
+        self, client: HttpClient, keys: list[str], via: dict[str, str], pmc_only: list[str]
     ) -> dict[str, Resolution]:
-        """PMCIDs to PMIDs through the converter; the answers of those that end here."""
+        """PMCIDs to PMIDs through the converter; the answers of those that end here. A PMCID
+        whose record names no PMID goes to ``pmc_only``, to be read from PMC's own summary."""
         ids = [k.removeprefix(PMCID_PREFIX) for k in keys]
         params = {**self._params(with_key=False), "ids": ",".join(ids), "format": "json", "versions": "no"}
         try:
@@ -333,6 +388,8 @@ class NcbiResolver:
                 )
             elif said.pmid is not None:
                 via[key] = said.pmid
+            elif said.no_pmid:
+                pmc_only.append(key)
             elif said.unknown and not answer.transient:
                 out[key] = Resolution.not_found("pmc")
             elif said.unknown:
@@ -341,6 +398,44 @@ class NcbiResolver:
                 out[key] = Resolution.unavailable(
                     UNAVAILABLE, f"the PMC ID converter gave {pmcid} {said.reason}"
                 )
+        return out
+
+    async def _pmc_summaries(self, client: HttpClient, keys: list[str]) -> dict[str, Resolution]:
+        """The records of PMCIDs that are in PMC and not in PubMed, from esummary on ``db=pmc``;
+        whatever is not a summary of the PMCID asked for is "could not check", never "not registered"."""
+        uids = [k.removeprefix(PMCID_PREFIX).removeprefix("PMC") for k in keys]
+        try:
+            answer = await client.get(
+                f"{self.eutils}/esummary.fcgi",
+                params={**self._params(), "db": "pmc", "id": ",".join(uids), "retmode": "xml",
+                        "version": "2.0"},
+                route=NCBI_ROUTE, expect_json=False,
+            )  # fmt: skip
+            if answer.status != 200:
+                raise ValueError(f"esummary answered HTTP {answer.status}")
+            summaries = pmc_summaries_from_xml(answer.body)
+        except (HttpFailure, ValueError, ET.ParseError) as e:
+            return {k: Resolution.unavailable(UNAVAILABLE, f"PMC esummary: {e}") for k in keys}
+        out: dict[str, Resolution] = {}
+        for key, uid in zip(keys, uids, strict=True):
+            pmcid = key.removeprefix(PMCID_PREFIX)
+            entry = summaries.entries.get(uid)
+            named = {
+                str(i.get("value"))
+                for i in (entry or {}).get("articleids") or ()
+                if i.get("idtype") == "pmcid"
+            }
+            if summaries.error:
+                out[key] = Resolution.unavailable(UNAVAILABLE, f"PMC esummary said {summaries.error!r}")
+            elif entry is None or named != {pmcid}:
+                out[key] = Resolution.unavailable(
+                    UNAVAILABLE,
+                    f"PMC esummary has no summary of {pmcid}, whose converter record names no PMID",
+                )
+            else:
+                record = record_from_summary(key, entry)
+                page = f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/"
+                out[key] = Resolution.found(replace(record, full_text_urls=(page,)))
         return out
 
     async def _summaries(self, client: HttpClient, pmids: list[str]) -> dict[str, Resolution]:
