@@ -64,6 +64,7 @@ def run_kind(name: str, args: list[str], tests: int, examples: int, timeout: flo
     return {
         "kind": name, "tests": tests, "per_test": per_test, "tried": tried, "failing": failing,
         "failed_tests": failed_tests, "exit": code, "seconds": seconds,
+        "errors": [] if code == 0 else [line for line in out.splitlines() if line.startswith("E ")][:40],
         "tail": "" if code == 0 else out[-3000:],
     }  # fmt: skip
 

@@ -202,6 +202,14 @@ def test_an_integer_of_5000_digits_in_a_crossref_work_is_read(folder: Path) -> N
     assert row[0] == "10.1/a"
 
 
+def test_a_dtd_named_longer_than_a_file_name_can_be_is_looked_for_as_dblp_dtd(folder: Path) -> None:
+    """Found by the fuzzer: a DOCTYPE naming a DTD of 300 characters made the look-up beside the
+    dump fail (the file system refuses so long a name): an internal error of the import."""
+    named = b'<!DOCTYPE dblp SYSTEM "' + b"x" * 300 + b'.dtd">'
+    (folder / "dblp.xml").write_bytes(_DBLP.replace(b'<!DOCTYPE dblp SYSTEM "dblp.dtd">', named))
+    assert len(_read("dblp", folder / "dblp.xml")) == 4  # read with the dblp.dtd beside it
+
+
 # -- work citations against a mirror ---------------------------------------------------------
 
 

@@ -162,8 +162,11 @@ def _dtd_beside(dump: DumpFile, head: bytes) -> Path:
     folder = Path(dump.name).parent
     named = Path(m.group(1).decode("latin-1")).name if m else "dblp.dtd"
     for candidate in (folder / named, folder / "dblp.dtd"):
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a name the file system cannot hold (too long): not beside it
+            continue
     raise MirrorError(
         f"{dump.name}: its DTD {named!r} is not beside it; download dblp.dtd from https://dblp.org/xml/ "
         "into the same folder (its character entities are declared there)"
