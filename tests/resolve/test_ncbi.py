@@ -368,11 +368,18 @@ def test_final_answers_are_pinned_and_read_back_offline_unchanged(
     ncbi: RegistryServer, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    keys = [FOUND, MISSING, "pmcid:PMC5122160"]
+    ncbi.pmc_only.add("PMC14900")  # in PMC and not in PubMed: PMC's own summary is its record
+    keys = [FOUND, MISSING, "pmcid:PMC5122160", "pmcid:PMC14900", "pmid:14760269"]
     online = CachingResolver(DoiCache(cache), _resolver(ncbi, cache)).resolve_many(keys)
     offline = CachingResolver(DoiCache(cache)).resolve_many(keys)
     assert offline == online
     assert DoiCache(cache).dois() == sorted(keys)
+    assert offline["pmid:14760269"].record is not None
+    assert offline["pmid:14760269"].record.abstract
+    assert offline["pmcid:PMC14900"].record is not None
+    assert offline["pmcid:PMC14900"].record.authors[0] == Author(
+        family="Temesvari", given="L", sequence="first"
+    )
 
 
 def test_ncbi_limits_are_3_a_second_and_10_with_a_key() -> None:
@@ -481,8 +488,12 @@ def test_a_claims_json_citing_pmids_is_checked_like_a_doi(
             {"id": "a", "pmid": "PMID: 27933103", "title": title, "year": 2016, "first_author": "Scalfani"},
             {"id": "b", "pmid": "27933103", "title": "Printing crystals", "year": 2015, "first_author": "Scalfani"},
             {"id": "c", "pmcid": "PMC5122160", "first_author": "Bara", "container": "Journal of cheminformatics"},
+            {"id": "d", "pmcid": "PMC254085", "year": 1987, "first_author": "Davidson", "container": "J Virol",
+             "title": "Overproduction of polyomavirus middle T antigen in mammalian cells through the use of an "
+                      "adenovirus vector"},
         ]},
     ]}  # fmt: skip
+    ncbi.pmc_only.add("PMC254085")  # in PMC and not in PubMed: checked against PMC's own summary
     path, cache = tmp_path / "claims.json", tmp_path / "cache"
     path.write_text(json.dumps(claims), encoding="utf-8")
     assert run_cli("fetch", path, "--cache", cache).code == 0
@@ -494,6 +505,7 @@ def test_a_claims_json_citing_pmids_is_checked_like_a_doi(
         "a": ("pmid:27933103", [], []),
         "b": ("pmid:27933103", ["E_TITLE_MISMATCH", "E_YEAR_MISMATCH"], []),
         "c": ("pmcid:PMC5122160", [], ["W_AUTHOR_NOT_FIRST"]),
+        "d": ("pmcid:PMC254085", [], []),
     }
 
 
