@@ -130,6 +130,15 @@ def test_the_converters_answer_for_a_pmcid_pmc_lacks_is_that_it_does_not_know_it
     assert (said.pmid, said.unknown) == (None, True)
 
 
+def test_a_converter_record_names_a_pmid_none_or_one_that_is_unreadable() -> None:
+    records = [{"pmcid": "PMC1", "pmid": 23193287}, {"pmcid": "PMC2"}, {"pmcid": "PMC3", "pmid": "n/a"}]
+    assert pmids_from_idconv(json.dumps({"records": records}).encode()) == {
+        "PMC1": Converted(pmid="23193287"),
+        "PMC2": Converted(reason="no PMID (the article is not in PubMed)", no_pmid=True),
+        "PMC3": Converted(reason="an unreadable PMID 'n/a'"),
+    }
+
+
 @pytest.mark.parametrize(
     "record",
     [

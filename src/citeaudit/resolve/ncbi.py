@@ -249,10 +249,12 @@ def pmids_from_idconv(body: bytes) -> dict[str, Converted]:
             out[asked] = Converted(reason=f"a record of {record.get('pmcid')!r}")
             continue
         pmid = PMID.recognise(str(record.get("pmid") or ""))
-        if pmid is None:
+        if pmid is not None:
+            out[asked] = Converted(pmid=pmid)
+        elif record.get("pmid") in (None, ""):
             out[asked] = Converted(reason="no PMID (the article is not in PubMed)", no_pmid=True)
         else:
-            out[asked] = Converted(pmid=pmid)
+            out[asked] = Converted(reason=f"an unreadable PMID {record.get('pmid')!r}")
     return out
 
 
