@@ -210,6 +210,19 @@ def test_a_dtd_named_longer_than_a_file_name_can_be_is_looked_for_as_dblp_dtd(fo
     assert len(_read("dblp", folder / "dblp.xml")) == 4  # read with the dblp.dtd beside it
 
 
+@pytest.mark.parametrize("family", [["Smith"], 1.5])
+def test_a_crossref_author_whose_family_is_not_text_is_a_counted_skip(folder: Path, family: Any) -> None:
+    """Found by the fuzzer: a family name given as a list or a number was an internal error
+    (exit 4) of the import."""
+    work = {"DOI": "10.1/a", "title": ["A title"], "author": [{"family": family}]}
+    (folder / "crossref.json").write_text(json.dumps({"items": [work]}), "utf-8")
+    assert _read("crossref", folder / "crossref.json") == []
+    (unit,) = importer("crossref").units(
+        importer("crossref").files(str(folder / "crossref.json"))[0], 0, 1 << 20
+    )
+    assert unit == Skip("a work with a field not of the type Crossref gives it")
+
+
 # -- work citations against a mirror ---------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ from citeaudit.mirror.reading import TOO_DEEP, TOO_DEEP_REASON, dump_files, json
 from citeaudit.mirror.rows import row_of
 from citeaudit.resolve.abstracts import plain_abstract
 from citeaudit.resolve.crossref import record_from_message
+from citeaudit.resolve.interface import Record
 
 __all__ = ["FORMAT", "files", "record", "rows", "units"]
 
@@ -33,6 +34,26 @@ def _date(work: dict[str, Any]) -> str:
     return stamp[:10] if isinstance(stamp, str) else ""
 
 
+_OTHER_TYPE = "a work with a field not of the type Crossref gives it"
+
+
+def _typed(rec: Record) -> bool:
+    """Whether the record's texts are strings and its years integers: a work's fields are taken
+    as they come (an author's ``family`` may be a list or a number in a broken file)."""
+    texts: list[Any] = [
+        *rec.titles,
+        *rec.subtitles,
+        *rec.container,
+        *rec.short_container,
+        *rec.full_text_urls,
+    ]
+    texts += [v for a in rec.authors for v in (a.family, a.given, a.name, a.sequence) if v is not None]
+    texts += [v for v in (rec.type, rec.volume, rec.issue, rec.pages, rec.article_number) if v is not None]
+    return all(isinstance(t, str) for t in texts) and all(
+        isinstance(y, int) and not isinstance(y, bool) for _, y in rec.years
+    )
+
+
 def record(work: Any) -> Unit:
     if work is TOO_DEEP:
         return Skip(TOO_DEEP_REASON)
@@ -44,7 +65,9 @@ def record(work: Any) -> Unit:
     try:
         rec = record_from_message(work)
     except (TypeError, AttributeError, ValueError):  # a field of another type than Crossref's
-        return Skip("a work with a field not of the type Crossref gives it")
+        return Skip(_OTHER_TYPE)
+    if not _typed(rec):
+        return Skip(_OTHER_TYPE)
     if not rec.titles:
         return Skip("no title")
     if rec.abstract is None and "abstract" in work:  # JATS, as the REST API gives it
