@@ -81,7 +81,7 @@ def test_out_to_standard_output_by_name(seed: Path, target: str) -> None:
     done = subprocess.run([CITEAUDIT, *_check("--out", target)], capture_output=True, env=_env(), timeout=120)
     assert (done.returncode, done.stderr) == (1, b"")
     assert done.stdout.startswith(expected)
-    assert done.stdout[len(expected) :].splitlines()[-2].startswith(b"checked=")
+    assert done.stdout[len(expected) :].splitlines()[-3].startswith(b"checked=")
 
 
 def test_out_to_a_process_substitution(seed: Path) -> None:

@@ -37,6 +37,8 @@ PACKAGE_DATA = (
     "citeaudit/semantic/models/wice.json",
     "citeaudit/semantic/models/attribution.json",
     "citeaudit/semantic/models/climate.json",
+    "citeaudit/semantic/models/encoder.json",
+    "citeaudit/semantic/models/retrieved.json",
 )
 
 

@@ -117,6 +117,7 @@ CHECK = PARSER | {
     "citeaudit.identifiers.arxiv",
     "citeaudit.identifiers.doi",
     "citeaudit.identifiers.interface",
+    "citeaudit.identifiers.pubmed",
     "citeaudit.identifiers.registry",
     "citeaudit.identifiers.url",
     "citeaudit.util.slugs",
@@ -258,7 +259,7 @@ def test_check_of_the_example_imports_only_what_it_uses(example: Path, judge: li
     argv = ["check", "claims.json", "--offline", "--out", "report.json", *judge]
     code, printed, modules = _run(argv, example)
     assert code == 1  # the example's citation errors: the audit ran to its end
-    assert printed.splitlines()[-2] == "checked=4 failed=3 report=report.json"
+    assert printed.splitlines()[-3] == "checked=4 failed=3 report=report.json"
     _allowed(_third_party(modules), CHECK_THIRD_PARTY if judge else CHECK_THIRD_PARTY | JUDGE_THIRD_PARTY)
     _allowed({m.split(".")[0] for m in modules} & HEAVY, set())
     _allowed(_ours(modules), CHECK - JUDGES if judge else CHECK)

@@ -227,8 +227,9 @@ def test_unsupported_ranges_count_in_the_text_before_its_controls_are_written_ou
 def test_every_feature_of_the_learned_judge_has_plain_words() -> None:
     from citeaudit.report.html import FEATURE_WORDS, reason_words
     from citeaudit.semantic.features import FEATURES
+    from citeaudit.semantic.meaning import FEATURES as MEANING
 
-    assert list(FEATURE_WORDS) == [name for name, _ in FEATURES]
+    assert list(FEATURE_WORDS) == [name for name, _ in FEATURES] + [name for name, _ in MEANING]
     assert reason_words("claim_to_sentence=0.69 (+0.05); a newer_feature=2.00 (-1.00); odd") == [
         "the claim's length against its best sentence's: 2.0 times (for support)",
         "a newer_feature=2.00 (-1.00)",

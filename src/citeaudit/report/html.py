@@ -224,6 +224,11 @@ FEATURE_WORDS: dict[str, tuple[str, str]] = {
     "antonym": ("a word of the claim has its opposite in the best sentence", "flag"),
     "name_replaced": ("a name of the claim stands where the best sentence has another name", "flag"),
     "names_reversed": ("two names of the claim are the other way round in the cited text", "flag"),
+    # The sentence encoder's cosines (the ``encoder`` extra): -1 to 1, higher is closer in meaning.
+    "meaning_sentence": ("closeness in meaning of the claim and its best sentence", "number"),
+    "meaning_window": ("closeness in meaning of the claim and its best three sentences", "number"),
+    "meaning_names": ("closeness in meaning of the claim and the sentence holding its name", "number"),
+    "meaning_negation": ("closeness in meaning of the claim's negation and its best sentence", "number"),
 }
 # One part of a reason as the learned judge writes it: ``NAME=VALUE (+CONTRIBUTION)``.
 _REASON_PART = re.compile(r"([a-z0-9_]+)=(-?\d+(?:\.\d+)?) \(([+-]\d+(?:\.\d+)?)\)")
