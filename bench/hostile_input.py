@@ -5,13 +5,26 @@ Each case runs the current code at sizes n and 4n (a time ratio near 4 means
 linear) and, as the baseline in the same run, the pattern or function it
 replaced at n and 2n (near 4 means quadratic), on identical inputs. The
 baselines are kept here, verbatim, only to be measured.
+
+Memory: the peak resident memory of ``citeaudit check report.md --offline`` (a fresh process each,
+as a user runs it: the default judge, ``./report.json`` written, the summary printed) on a Markdown
+report with one 50,000-row table (each row citing the one entry), and with 20,000 inline links or
+20,000 footnote markers in one sentence, at n and n/4 (the growth above a process checking one
+claim, against the 4.0 of a linear cost); as the baseline in the same run, the same claims and
+citations as a ``claims.json`` checked the same way, so the difference is what reading Markdown
+costs.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -74,6 +87,87 @@ def _seconds(fn: Callable[[Any], Any], value: Any) -> float:
     return best
 
 
+# -- memory: whole reports checked in a fresh process -------------------------------------------
+
+_REFERENCES = "\n## References\n\n[1] A. Smith. A title of the cited work. 2020. doi:10.1000/xyz\n"
+
+
+def _table(n: int) -> tuple[str, dict[str, Any]]:
+    rows = "".join(f"| row {i} measures things [1] | {i} |\n" for i in range(n))
+    report = f"# Report\n\n| claim | value |\n|---|---|\n{rows}{_REFERENCES}"
+    cited = {"doi": "10.1000/xyz", "title": "A title of the cited work", "year": 2020}
+    claims = [{"id": f"c{i}", "text": f"claim: row {i} measures things; value: {i}", "citations": [cited]}
+              for i in range(n)]  # fmt: skip
+    return report, {"claims": claims}
+
+
+def _links(n: int) -> tuple[str, dict[str, Any]]:
+    links = " ".join(f"[l{i}](https://example.org/{i})" for i in range(n))
+    report = f"# Report\n\nOne sentence cites {links}.\n"
+    citations = [{"url": f"https://example.org/{i}"} for i in range(n)]
+    return report, {"claims": [{"id": "c1", "text": "One sentence cites.", "citations": citations}]}
+
+
+def _footnotes(n: int) -> tuple[str, dict[str, Any]]:
+    markers = "".join(f"[^{i}]" for i in range(n))
+    notes = "".join(f"[^{i}]: A. Smith. Work {i}. 2020. doi:10.1000/w{i}\n" for i in range(n))
+    report = f"# Report\n\nOne sentence cites{markers}.\n\n{notes}"
+    citations = [{"doi": f"10.1000/w{i}", "title": f"Work {i}", "year": 2020} for i in range(n)]
+    return report, {"claims": [{"id": "c1", "text": "One sentence cites.", "citations": citations}]}
+
+
+# name, what the report is, n, the report and its claims.json at size n
+MEMORY_CASES: list[tuple[str, str, int, Callable[[int], tuple[str, dict[str, Any]]]]] = [
+    ("table", "one table of n rows, each citing [1]", 50_000, _table),
+    ("links", "n inline links in one sentence", 20_000, _links),
+    ("footnotes", "n footnote markers in one sentence, n notes", 20_000, _footnotes),
+]
+
+# Runs the command given as JSON and prints the peak resident memory of that child, in KiB.
+_PEAK = (
+    "import json, resource, subprocess, sys; subprocess.run(json.loads(sys.argv[1]), "
+    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def _peak_mib(path: Path) -> tuple[float, float]:
+    """Peak resident memory (MiB) and seconds of ``citeaudit check PATH --offline`` run in PATH's
+    folder, as a user runs it: the default judge, ``./report.json`` written, the summary printed."""
+    command = [sys.executable, "-m", "citeaudit", "check", path.name, "--offline"]
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _PEAK, json.dumps(command)], capture_output=True, text=True,
+                          check=True, timeout=1800, cwd=path.parent)  # fmt: skip
+    seconds = time.perf_counter() - start
+    kib = int(done.stdout.split()[-1])  # Linux gives KiB
+    return kib / 1024, seconds
+
+
+def memory(quick: bool = False) -> list[dict[str, Any]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work)
+        for name, shape, size, make in MEMORY_CASES:
+            n = size // 10 if quick else size
+            row: dict[str, Any] = {"case": name, "shape": shape, "n": n}
+            for label, k in (("n", n), ("quarter", n // 4)):
+                report, claims = make(k)
+                md = folder / f"{name}-{k}.md"
+                md.write_text(report, "utf-8")
+                row[f"md_{label}"], row[f"md_{label}_s"] = _peak_mib(md)
+                if label == "n":
+                    native = folder / f"{name}-{k}.json"
+                    native.write_text(json.dumps(claims), "utf-8")
+                    row["json_n"], row["json_n_s"] = _peak_mib(native)
+            rows.append(row)
+        one = folder / "one.json"
+        one.write_text(json.dumps(_table(1)[1]), "utf-8")
+        idle = _peak_mib(one)[0]  # the process checking one claim: what every row starts from
+    for row in rows:
+        row["idle"] = idle
+    return rows
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     n = 2_000 if quick else 10_000
     rows = []
@@ -83,7 +177,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         old_n, old_2n = _seconds(old, make(size)), _seconds(old, make(2 * size))
         rows.append({"case": name, "shape": shape, "n": size, "current_n": now_n, "current_4n": now_4n,
                      "old_n": old_n, "old_2n": old_2n})  # fmt: skip
-    return {"rows": rows}
+    return {"rows": rows, "memory": memory(quick)}
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -105,5 +199,30 @@ def markdown(r: dict[str, Any]) -> str:
             f"| {row['case']} | {row['shape']} | {row['n']:,} | {row['current_n'] * 1e3:.3f} "
             f"| {row['current_4n'] / row['current_n']:.1f} | {row['old_n'] * 1e3:.1f} "
             f"| {row['old_2n'] / row['old_n']:.1f} | {row['old_n'] / row['current_n']:,.0f}× |"
+        )
+    if r.get("memory"):
+        lines += ["", _memory_markdown(r["memory"])]
+    return "\n".join(lines)
+
+
+def _memory_markdown(rows: list[dict[str, Any]]) -> str:
+    idle = rows[0]["idle"]
+    lines = [
+        "Memory: the peak resident memory of `citeaudit check report.md --offline` as a user runs it (the "
+        "default judge, `./report.json` written, the summary printed), a fresh "
+        f"process each (checking one claim: {idle:.0f} MiB); the report at n and at n/4 "
+        "(growth: the memory above that idle process at n ÷ at n/4; 4.0 is linear); as the baseline in "
+        "the same run, the same claims and citations as a `claims.json`, checked the same way.",
+        "",
+        "| case | report | n | Markdown at n (MiB) | at n/4 (MiB) | growth n ÷ n/4 | claims.json at n (MiB) "
+        "| Markdown ÷ claims.json | seconds at n (Markdown / JSON) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        growth = (row["md_n"] - idle) / max(row["md_quarter"] - idle, 1.0)
+        lines.append(
+            f"| {row['case']} | {row['shape']} | {row['n']:,} | {row['md_n']:.0f} | {row['md_quarter']:.0f} "
+            f"| {growth:.1f} | {row['json_n']:.0f} | {row['md_n'] / row['json_n']:.2f} "
+            f"| {row['md_n_s']:.1f} / {row['json_n_s']:.1f} |"
         )
     return "\n".join(lines)
