@@ -28,6 +28,7 @@ What is wrong with the report's own structure is a finding, not an input error (
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -157,6 +158,8 @@ def _plain(children: list[Token]) -> str:
 
 
 def _inline_plain(text: str, env: dict[str, Any] | None = None) -> str:
+    if "\r" not in text and "\0" not in text and parser().inline.terminator_re.search(text) is None:
+        return " ".join(text.split())  # no character any inline rule reacts to: one text token
     return _plain(_children(text, env))
 
 
@@ -714,6 +717,10 @@ def _protected(children: list[Token]) -> list[tuple[int, int]]:
     return sorted(set(out))
 
 
+_CLOSING = {"“": "”", "«": "»"}
+_QUOTE_OPEN = re.compile('[“«"]')
+
+
 def _quotes(text: str, protected: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``[start, end)`` of the inside of each quoted span of a sentence."""
     out: list[tuple[int, int]] = []
@@ -724,8 +731,12 @@ def _quotes(text: str, protected: list[tuple[int, int]]) -> list[tuple[int, int]
         return any(a <= at < b for a, b in protected)
 
     while i < n:
+        opening = _QUOTE_OPEN.search(text, i)  # no quote opens before the next quotation mark
+        if opening is None:
+            break
+        i = opening.start()
         c = text[i]
-        close = {"“": "”", "«": "»"}.get(c)
+        close = _CLOSING.get(c)
         if close is None and c == '"' and (i == 0 or not text[i - 1].isalnum()) and i + 1 < n:
             close = '"'
         if close is None or covered(i):

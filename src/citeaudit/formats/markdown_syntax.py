@@ -21,6 +21,7 @@ so :class:`ContentMap` places each line of it back in its line of the file.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -828,8 +829,13 @@ def parser() -> MarkdownIt:
         parseLinkTitle=md.helpers.parseLinkTitle,
     )
     md.inline.add_terminator_char("(")  # where an author–year citation may open
-    for ch in ("【", *_SUPERSCRIPTS, *"0123456789"):  # wide brackets and superscripts
+    for ch in ("【", *_SUPERSCRIPTS):  # wide brackets and superscripts
         md.inline.add_terminator_char(ch)
+    # A bare superscript number (``handlebars.1``) opens only after a word's punctuation: the text
+    # rule stops at such a digit, not at every digit (which sent each one through every rule).
+    md.inline.terminator_re = re.compile(
+        f"{md.inline.terminator_re.pattern}|(?<=[{re.escape(_SUPER_AFTER)}])[0-9]"
+    )
     md.inline.ruler.before("link", "cite_wide", _wide_marker)
     md.inline.ruler.before("link", "cite_superscript", _superscript)
     md.inline.ruler.before("link", "cite_open_brackets", _open_brackets)
