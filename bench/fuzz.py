@@ -81,7 +81,7 @@ def run(quick: bool = False, examples: int | None = None, kinds: list[str] | Non
 
 def markdown(r: dict[str, Any]) -> str:
     lines = [
-        f"`make fuzz` (`python -m bench.fuzz --examples {r['examples']:,} --record`): each kind's fuzz tests in "
+        f"`make fuzz` (`python -m bench.fuzz --examples={r['examples']} --record`): each kind's fuzz tests in "
         "one pytest process, one core, derandomized (the same inputs on every machine), each test given an "
         "equal share of the kind's inputs. *Inputs* are the examples Hypothesis generated and ran (passing and "
         "failing; those a strategy rejected before the test, and a failure's shrinking, are not counted). The property: a report, a record or a "
