@@ -335,12 +335,12 @@ class RegistryServer:
                 return 200, "text/xml; charset=UTF-8", self.data.ncbi.efetch(ids)
             if path == "/ncbi/esummary.fcgi" and query.get("db") == ["pmc"]:
                 return 200, "text/xml; charset=UTF-8", self.data.ncbi.pmc_esummary(ids)
-            body = (
+            answered = (
                 self.data.ncbi.esummary(ids)
                 if path == "/ncbi/esummary.fcgi"
                 else self.data.ncbi.convert(ids, frozenset(self.pmc_only))
             )
-            return 200, "application/json; charset=UTF-8", body
+            return 200, "application/json; charset=UTF-8", answered
         if path.startswith("/doi/ra/"):
             prefix = unquote(path[len("/doi/ra/") :]).lower()
             entry = self.data.agency(prefix, self.aliases)

@@ -43,7 +43,7 @@ REPORT = (
 def _citations(text: str) -> list[tuple[str, str, str, str, str | None, str | None]]:
     """(claim, citation, kind, identifier, cited title, where the marker is: line and column)."""
     submission = parse_markdown(text, "r.md")
-    out = []
+    out: list[tuple[str, str, str, str, str | None, str | None]] = []
     for claim in submission.claims:
         for citation in claim.citations:
             source = citation.source

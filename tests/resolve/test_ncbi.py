@@ -158,7 +158,11 @@ def test_an_error_record_the_converter_was_not_recorded_giving_is_no_not_registe
 def test_pmcs_own_summary_is_a_record_of_title_years_authors_and_journal() -> None:
     """esummary on db=pmc (XML, version 2.0), as recorded for uids 254085, 1 and 14900."""
     summaries = pmc_summaries_from_xml(_recorded("esummary_pmc_254085_1_14900.xml"))
-    assert (set(summaries.entries), summaries.missing, summaries.error) == ({"254085", "14900"}, {"1"}, "")
+    assert (set(summaries.entries), set(summaries.missing), summaries.error) == (
+        {"254085", "14900"},
+        {"1"},
+        "",
+    )
     record = record_from_summary("pmcid:PMC254085", summaries.entries["254085"])
     assert record.titles == (
         "Overproduction of polyomavirus middle T antigen in mammalian cells through the use of an adenovirus vector.",
@@ -284,9 +288,10 @@ def test_a_pmcid_is_resolved_through_its_pmid_and_kept_under_its_own_key(
     found = answers[key]
     assert found.status is ResolutionStatus.FOUND
     assert found.record is not None
-    assert answers[FOUND].record is not None
+    converted = answers[FOUND].record
+    assert converted is not None
     assert found.record.doi == key
-    assert found.record.titles == answers[FOUND].record.titles
+    assert found.record.titles == converted.titles
     assert answers[unknown] == Resolution.not_found("pmc")
     # The converter's PMID for PMC2883744 has no summary in the recorded answers: PMC knows the
     # article, so PubMed's silence is no "not registered".
