@@ -44,6 +44,7 @@ from citeaudit.formats.markdown_syntax import (
     STOPPED_AT,
     ContentMap,
     LineIndex,
+    label_prefix,
     parser,
 )
 from citeaudit.formats.reference_entries import (
@@ -107,6 +108,7 @@ def _heading_name(text: str) -> str:
 
 
 _LABEL_LEVEL = 7  # a bold label's section ends at any heading
+_TABLE_LABEL = re.compile(r"\[?([A-Za-z]{1,6}) ?(\d{1,4})\]?")  # a table row's label: S1, [S1], Ref 4
 
 
 def _label_name(inline: Token) -> str | None:
@@ -240,6 +242,7 @@ class _Reader:
         self.title: str | None = None
         self.malformed: list[tuple[int, str, str]] = []  # file offset, raw, problem
         self.sections: list[int] = []  # where each references section opens (one per chapter)
+        self.label_prefixes: set[str] = set()  # of entries labelled [S1], [Ref 2]… (case folded)
         # Where each table opens, and its header cells once read: a row finds its table's headers
         # without going back over the rows before it (a table of n rows is read in n steps, not n²).
         self._tables = [k for k, token in enumerate(self.tokens) if token.type == "table_open"]
@@ -313,6 +316,9 @@ class _Reader:
             elif refs_level is None and t.type == "tr_open":
                 i = self._row(i)
                 continue
+            elif refs_level is not None and t.type == "tr_open":
+                i = self._labelled_row(i)
+                continue
             elif refs_level is None and t.type == "inline":
                 self._block(t, "paragraph")
             i += 1
@@ -320,6 +326,7 @@ class _Reader:
             self._close_refs(refs_heading)
         self._definitions()
         self.env[NUMBERED] = any(label.isdigit() for e in self.entries for label in e.labels)
+        self.env[LABELLED] = frozenset(self.label_prefixes)
 
     def _heading_cursor(self, inline: Token) -> int:
         if not inline.map:
@@ -383,6 +390,38 @@ class _Reader:
             self.blocks.append(_Block([], "", first[3], start, end, "row", self.env, named))
         return i + 1
 
+    def _cells(self, i: int) -> tuple[list[tuple[str, list[Token], str, ContentMap]], int]:
+        """The cells of the table row at ``i`` (content, children, "", map), and the row's end."""
+        tokens = self.tokens
+        cells: list[tuple[str, list[Token], str, ContentMap]] = []
+        cursor = 0
+        row_map = tokens[i].map
+        row_line = row_map[0] if row_map else 0
+        i += 1
+        while i < len(tokens) and tokens[i].type != "tr_close":
+            t = tokens[i]
+            if t.type == "inline":
+                line_start, _ = self.index.line(row_line)
+                cmap = ContentMap.build(self.index, row_line, t.content, cursor)
+                if t.content:
+                    cursor = cmap.to_file(len(t.content) - 1) + 1 - line_start
+                cells.append((t.content, list(t.children or []), "", cmap))
+            i += 1
+        return cells, i
+
+    def _labelled_row(self, i: int) -> int:
+        """A table row under a references heading whose first cell is a label (``S1``,
+        ``[S1]``): an entry of that label, its other cells its text."""
+        cells, end = self._cells(i)
+        if self.tokens[i - 1].type == "thead_open":
+            return end + 1  # the header row names the columns
+        label = _TABLE_LABEL.fullmatch(cells[0][0].strip().strip("*_").strip()) if cells else None
+        if label is not None and any(c[0].strip() for c in cells[1:]):
+            shown = label.group(1) + label.group(2)
+            self.label_prefixes.add(label_prefix(shown))
+            self._entry([(children, cmap, content) for content, children, _, cmap in cells[1:]], shown)
+        return end + 1
+
     def _headers(self, i: int) -> list[str]:
         """The header cells of the table the row at ``i`` is in."""
         at = bisect_right(self._tables, i)
@@ -410,9 +449,15 @@ class _Reader:
         )
         if lead is not None and children[lead].type == "cite_marker":
             meta = children[lead].meta or {}
-            if meta.get("kind") == "numeric" and len(meta.get("labels", [])) == 1:
+            if meta.get("kind") in ("numeric", "label") and len(meta.get("labels", [])) == 1:
                 labels.append(str(meta["labels"][0]))
                 children = children[lead + 1 :]
+                if meta["kind"] == "label":
+                    self.label_prefixes.add(label_prefix(labels[-1]))
+        elif lead is not None and _bold_label(children, lead):  # **[S12]** Miller et al., …
+            labels.append(str((children[lead + 1].meta or {})["labels"][0]))
+            self.label_prefixes.add(label_prefix(labels[-1]))
+            children = children[lead + 3 :]
         hrefs = [str(c.attrs.get("href", "")) for c in children if c.type == "link_open"]
         text = _plain(children)
         start = self._extent(pieces[0][1], pieces[0][2])[0]
@@ -475,10 +520,14 @@ class _Reader:
             at += len(line) + 1
 
         def labelled(children: list[Token]) -> bool:
-            lead = next((c for c in children if not (c.type == "text" and not c.content.strip())), None)
-            return (
-                lead is not None and lead.type == "cite_marker" and (lead.meta or {}).get("kind") == "numeric"
+            at = next(
+                (k for k, c in enumerate(children) if not (c.type == "text" and not c.content.strip())), None
             )
+            if at is None:
+                return False
+            lead = children[at]
+            kind = (lead.meta or {}).get("kind")
+            return (lead.type == "cite_marker" and kind in ("numeric", "label")) or _bold_label(children, at)
 
         def has_year(line: str) -> bool:
             from citeaudit.formats.markdown_syntax import is_year
@@ -687,13 +736,40 @@ def _entry_citations(entry: _Entry, base: str) -> list[tuple[str, Citation]]:
 
 
 NUMBERED = "citeaudit_numbered"  # the parser's env key: the report has a numbered reference list
+LABELLED = "citeaudit_labelled"  # the prefixes of the entries labelled [S1], [Ref 2]… (case folded)
 
 
-def _markers(children: list[Token], numbered: bool = True) -> Iterator[_Found]:
-    """The markers of a block; superscript numbers only where the report's entries are numbered."""
+def _bold_label(children: list[Token], at: int) -> bool:
+    """``**[S12]**`` at ``at``: a labelled entry's label in bold or emphasis."""
+    if at + 2 >= len(children) or children[at].type not in ("strong_open", "em_open"):
+        return False
+    marker, close = children[at + 1], children[at + 2]
+    meta = marker.meta or {}
+    return (
+        marker.type == "cite_marker"
+        and meta.get("kind") == "label"
+        and len(meta.get("labels", [])) == 1
+        and close.type == children[at].type.replace("_open", "_close")
+    )
+
+
+def _markers(
+    children: list[Token], numbered: bool = True, labelled: frozenset[str] = frozenset()
+) -> Iterator[_Found]:
+    """The markers of a block; superscript numbers only where the report's entries are numbered,
+    ``[S12]``-style labels only where entries carry labels of that prefix."""
     for c in children:
         meta = c.meta or {}
-        if c.type == "cite_marker" and meta.get("conditional") and not numbered:
+        if c.type != "cite_marker":
+            pass
+        elif meta.get("kind") == "label":
+            if not all(label_prefix(str(x)) in labelled for x in meta["labels"]):
+                continue
+            yield _Found(
+                int(meta["start"]), int(meta["end"]), str(meta["raw"]), list(meta["labels"]), "label"
+            )
+            continue
+        elif meta.get("conditional") and not numbered:
             continue
         if c.type == "cite_marker":
             yield _Found(int(meta["start"]), int(meta["end"]), str(meta["raw"]), list(meta["labels"]),
@@ -797,7 +873,10 @@ def _sentences(block: _Block) -> Iterator[_Sentence]:
         yield from _row_sentence(block)
         return
     numbered = bool(block.env.get(NUMBERED))
-    found = _ranges(sorted(_markers(block.children, numbered), key=lambda f: f.start), block.content)
+    labelled = block.env.get(LABELLED, frozenset())
+    found = _ranges(
+        sorted(_markers(block.children, numbered, labelled), key=lambda f: f.start), block.content
+    )
     if not found:
         return
     protected = _protected(block.children)
@@ -863,7 +942,11 @@ def _row_sentence(block: _Block) -> Iterator[_Sentence]:
     quotes: list[tuple[str, int]] = []
     for content, children, header, cmap in block.cells:
         found = _ranges(
-            sorted(_markers(children, bool(block.env.get(NUMBERED))), key=lambda f: f.start), content
+            sorted(
+                _markers(children, bool(block.env.get(NUMBERED)), block.env.get(LABELLED, frozenset())),
+                key=lambda f: f.start,
+            ),
+            content,
         )
         if not content.strip():
             continue
@@ -999,7 +1082,7 @@ class _Linker:
         return self.by_label.get(label)
 
     def resolve(self, found: _Found, label: str, at: int = 0) -> _Entry | None:
-        if found.kind == "numeric":
+        if found.kind in ("numeric", "label"):
             return self.numbered(label, at)
         if found.kind == "footnote":
             entry = self.by_label.get(label)

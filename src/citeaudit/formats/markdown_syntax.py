@@ -44,6 +44,7 @@ __all__ = [
     "LineIndex",
     "author_year_cites",
     "is_year",
+    "label_prefix",
     "parser",
 ]
 
@@ -515,6 +516,48 @@ def _superscript(state: StateInline, silent: bool) -> bool:
     return True
 
 
+# ``[S12]``, ``[Ref 4]``, ``[S1, S3]``, ``[S1–S3]``: a short letter prefix and a number, and more
+# of them after a comma or a semicolon, or a range of one prefix after a dash.
+_LABEL = r"([A-Za-z]{1,6}) ?(\d{1,4})"
+_LABELLED = re.compile(rf"\[{_LABEL}((?:\s?[,;]\s?{_LABEL})*|\s?[-–—]\s?{_LABEL})\]")
+_LABEL_ONE = re.compile(_LABEL)
+
+
+def label_prefix(label: str) -> str:
+    """``S12`` → ``s``: the prefix a labelled entry and its markers share (case folded)."""
+    return label.rstrip("0123456789").casefold()
+
+
+def _labelled_marker(state: StateInline, silent: bool) -> bool:
+    """``[S12]``-style markers. They are read as markers only where the report's references
+    define entries of their prefix (``kind`` ``label``): ``[Section 2]`` or ``[Table 1]`` over
+    entries labelled ``S1``… stays text."""
+    src, pos = state.src, state.pos
+    found = _LABELLED.match(src, pos, state.posMax)
+    if found is None:
+        return False
+    end = found.end()
+    if end < state.posMax and src[end] == "(":
+        return False  # [S1](https://…): a link, read by the link rule
+    references = state.env.get("references", {}) if isinstance(state.env, dict) else {}
+    if " ".join(found.group(0)[1:-1].split()).upper() in references:
+        return False  # [S1] over a definition [S1]: https://…: a link reference
+    if end < state.posMax and src[end] == "[":
+        close = src.find("]", end, min(state.posMax, end + _MAX_MARKER + 2))
+        if close > end and " ".join(src[end + 1 : close].split()).upper() in references:
+            return False  # [S1][ref] over a definition [ref]: https://…: a link
+    labels = [a + b for a, b in _LABEL_ONE.findall(found.group(0))]
+    if len(labels) == 2 and found.group(6):  # a range: one prefix, going up by at most MAX_RANGE
+        (low_prefix, low), (high_prefix, high) = found.group(1, 2), found.group(6, 7)
+        if low_prefix != high_prefix or not int(low) < int(high) <= int(low) + MAX_RANGE:
+            return False
+        labels = [f"{low_prefix}{n}" for n in range(int(low), int(high) + 1)]
+    if not silent:
+        _push_marker(state, end, "label", labels, conditional=True)
+    state.pos = end
+    return True
+
+
 def _bracket_marker(state: StateInline, silent: bool) -> bool:
     """``[1]``, ``[1, 3]``, ``[2–4]``, ``[1†source]``, ``[^note]``, ``[^1,^2]`` (before the link
     rule: ``[1](url)`` is a link)."""
@@ -543,7 +586,7 @@ def _bracket_marker(state: StateInline, silent: bool) -> bool:
             return True
         return False
     if not src[pos + 1].isdigit():
-        return False
+        return _labelled_marker(state, silent)
     end = pos + 1
     while end < top and end - pos <= _MAX_MARKER and src[end] in _NUMERIC:
         end += 1

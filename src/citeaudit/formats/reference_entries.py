@@ -162,7 +162,8 @@ def _pubmed_word(words: list[str], i: int, word: str, found: dict[str, str], use
     if label in _PUBMED_LABELS and i + 1 < len(words):
         handler = _PUBMED_LABELS[label]
         value = _clean(words[i + 1])
-        if handler.recognise(value) is not None:
+        # "PubMed (2024), *Title*": a year in parentheses after the name, no identifier.
+        if not words[i + 1].startswith("(") and handler.recognise(value) is not None:
             found.setdefault(handler.kind, value)
             used.update((i, i + 1))
         return
@@ -223,6 +224,20 @@ def _first_author(authors: str) -> str | None:
     return first
 
 
+# Indexes an entry may name where its authors go: never an author.
+_INDEXES = frozenset(["pubmed", "pmc", "europe pmc", "medline", "crossref", "arxiv", "google scholar",
+                      "semantic scholar", "openalex", "dblp", "ncbi"])  # fmt: skip
+
+# What an entry writes before its link ("… (Lancet, 2007). URL: https://…"): never a title.
+_LINK_LABELS = frozenset(
+    ["url", "link", "available at", "available from", "retrieved from", "online", "source"]
+)
+
+
+def _link_label(segment: str) -> bool:
+    return segment.strip().rstrip(":.").strip().casefold() in _LINK_LABELS
+
+
 def entry_fields(text: str) -> EntryFields:
     """First author, year and title of an entry's text (its identifiers left out)."""
     words = text.split()
@@ -263,12 +278,21 @@ def entry_fields(text: str) -> EntryFields:
         after = next((k for k, (a, b) in enumerate(spans) if a <= year_offset < b), None)
         if after is not None and after + 1 < len(segments):
             candidate = segments[after + 1].strip().rstrip(".").strip()
-            if len(candidate.split()) >= 1 and not candidate.lower().startswith("in "):
+            if (
+                len(candidate.split()) >= 1
+                and not candidate.lower().startswith("in ")
+                and not _link_label(candidate)
+            ):
                 title, confident = candidate, True
     if title is None:
         for segment in segments[1:]:
             s = segment.strip().rstrip(".").strip()
-            if s and not (len(s.split()) == 1 and _year_word(s)) and not s.lower().startswith("in "):
+            if (
+                s
+                and not (len(s.split()) == 1 and _year_word(s))
+                and not s.lower().startswith("in ")
+                and not _link_label(s)
+            ):
                 title = s
                 break
     # The authors: the text before the year, the quoted title or the end of the first segment.
@@ -280,4 +304,7 @@ def entry_fields(text: str) -> EntryFields:
     if spans:
         cut = min(cut, spans[0][1])
     authors = text[:cut].strip().rstrip(".(,").strip()
-    return EntryFields(_first_author(authors), int(year) if year else None, title, confident)
+    author = _first_author(authors)
+    if author is not None and author.casefold() in _INDEXES:
+        author = None  # "PubMed (2024), *Title*": where the work was found, not who wrote it
+    return EntryFields(author, int(year) if year else None, title, confident)
