@@ -35,7 +35,7 @@ def _snapshot(i: int) -> str:
     return " ".join(sentences)
 
 
-def _make(claims: int) -> dict[str, Path]:
+def _make(claims: int, name: str = "report.md") -> dict[str, Path]:
     sys.path.insert(0, str(ROOT))
     from tests.dblp_dump import dblp_record, write_dblp
 
@@ -91,7 +91,7 @@ def _make(claims: int) -> dict[str, Path]:
     if paragraph:
         lines += [" ".join(paragraph), ""]
     lines += ["## References", "", *refs, ""]
-    report = WORK / "report.md"
+    report = WORK / name
     report.write_text("\n".join(lines), "utf-8")
     return {"report": report, "cache": cache, "sources": sources, "mirror": mirror}
 
@@ -127,6 +127,32 @@ def _check(input_path: Path, paths: dict[str, Path], *extra: str, rounds: int = 
             "peak_mib": max(r.peak_mib for r in runs)}  # fmt: skip
 
 
+PARSE_CLAIMS = 3000
+
+
+def parse_cpu(claims: int = PARSE_CLAIMS, rounds: int = 7) -> dict[str, Any]:
+    """CPU seconds of reading a ``claims``-claim report in-process (``load_submission``, the parser
+    warm), median and fastest of ``rounds``; and of the same report with a number in every claim."""
+    import time
+
+    from citeaudit.formats import load_submission
+
+    path = _make(claims, f"report-{claims}.md")["report"]
+    digits = WORK / f"report-{claims}-digits.md"
+    digits.write_text(path.read_text("utf-8").replace(
+        "cites one work", "cites 12 works from 2019, 2020 and 2021 with 3.5% gains over 1,024 samples"), "utf-8")  # fmt: skip
+    out: dict[str, Any] = {"claims": claims}
+    for key, report in (("plain", path), ("digits", digits)):
+        load_submission(report)
+        times = []
+        for _ in range(rounds):
+            start = time.process_time()
+            load_submission(report)
+            times.append(time.process_time() - start)
+        out[key] = {"median": statistics.median(times), "fastest": min(times)}
+    return out
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     claims = 50 if quick else 500
     paths = _make(claims)
@@ -144,6 +170,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         "json": _check(baseline, paths),
         "json_no_judge": _check(baseline, paths, "--judge", "none"),
         "goal_seconds": GOAL_SECONDS,
+        "parse": parse_cpu(PARSE_CLAIMS // 10 if quick else PARSE_CLAIMS),
     }
 
 
@@ -167,10 +194,19 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", f"Goal ≤ {result['goal_seconds']:.0f} s: {verdict} ({md['seconds']:.2f} s). Against the same "
               f"claims as JSON: {md['seconds'] - js['seconds']:+.2f} s (the rounds of one command differ by about "
               "as much on this shared two-core machine: parsing this report takes 0.08–0.15 s in-process)."]  # fmt: skip
+    parse = result.get("parse")
+    if parse:
+        lines += ["", f"Reading a {parse['claims']:,}-claim report of the same shape in-process (CPU seconds, the "
+                  f"parser warm, median of 7): {parse['plain']['median']:.3f} s (fastest {parse['plain']['fastest']:.3f}); "
+                  f"with a number in every claim {parse['digits']['median']:.3f} s (fastest "
+                  f"{parse['digits']['fastest']:.3f})."]  # fmt: skip
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
+    if "--parse" in sys.argv:  # only the in-process reading, no record
+        print(json.dumps(parse_cpu(), indent=2))
+        raise SystemExit(0)
     out = run(quick="--quick" in sys.argv)
     print(json.dumps(out, indent=2))
     if "--record" in sys.argv:
