@@ -133,7 +133,7 @@ E110 = DATA / "markdown_labels" / "chewber_E110_report.md"
 
 
 def test_a_real_agent_report_cites_by_labels() -> None:
-    """jmandel/chewber's E110 report (markdown_labels/README.md): 61 ``[S1]``…``[S13]`` markers,
+    """jmandel/chewber's E110 report (markdown_labels/README.md): 49 ``[S1]``…``[S13]`` markers,
     most of them run together (``[S3][S5]``), over 13 bold-labelled entries."""
     text = E110.read_text("utf-8")
     submission = parse_markdown(text, "E110-report.md")
