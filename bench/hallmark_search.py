@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -68,6 +69,13 @@ def _unicode(title: str) -> str:
     return " ".join(text.replace("_", "").replace("^", "").split())
 
 
+def dblp_key(kind: str, venue: str | None, name: str) -> str:
+    """A DBLP key in the stream of its venue, as DBLP keys a work (``conf/icml/…``,
+    ``journals/j-mach-learn-res/…``): the mirror gives a record the other names of its stream only."""
+    stream = re.sub(r"[^a-z0-9]+", "-", (venue or "").lower()).strip("-") or "misc"
+    return f"{'journals' if kind == 'article' else 'conf'}/{stream}/{name}"
+
+
 def _records(valid: list[dict[str, Any]], copies: bool) -> list[str]:
     out = []
     for n, r in enumerate(valid):
@@ -75,7 +83,8 @@ def _records(valid: list[dict[str, Any]], copies: bool) -> list[str]:
         kind = "article" if r["bibtex_type"] == "article" else "inproceedings"
         if copies:
             fields["title"] = _unicode(fields["title"])
-        out.append(dblp_record(kind, f"conf/hallmark/{r['bibtex_key']}", fields))
+        venue = fields.get("booktitle") or fields.get("journal")
+        out.append(dblp_record(kind, dblp_key(kind, venue, r["bibtex_key"]), fields))
         if copies and kind == "inproceedings" and fields.get("year"):
             arxiv = f"{fields['year'][2:]}01.{n:05d}"
             corr = {"title": fields["title"], "author": fields.get("author", ""), "year": fields["year"],
@@ -117,7 +126,10 @@ def run(quick: bool = False, copies: bool = False) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     decoys = _decoys(valid, DECOYS // (10 if quick else 1))
     records = _records(valid, copies)
-    records += [dblp_record("inproceedings", f"conf/decoy/d{i}", d) for i, d in enumerate(decoys)]
+    records += [
+        dblp_record("inproceedings", dblp_key("inproceedings", d["booktitle"], f"decoy{i}"), d)
+        for i, d in enumerate(decoys)
+    ]
     dump = write_dblp(work / "dblp.xml.gz", records)
     mirror = work / "mirror.db"
     for stale in work.glob("mirror.db*"):

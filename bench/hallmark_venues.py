@@ -21,7 +21,7 @@ from typing import Any
 
 from tests.dblp_dump import dblp_record, write_dblp
 
-from bench.hallmark_search import DATA, DECOYS, WORK, _bib, _citeaudit, _decoys, _records
+from bench.hallmark_search import DATA, DECOYS, WORK, _bib, _citeaudit, _decoys, _records, dblp_key
 
 
 def _ordinal(n: int) -> str:
@@ -73,7 +73,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     work = WORK.parent / "hallmark_venues"
     work.mkdir(parents=True, exist_ok=True)
     records = _records(valid, copies=True)
-    records += [dblp_record("inproceedings", f"conf/decoy/d{i}", d)
+    records += [dblp_record("inproceedings", dblp_key("inproceedings", d["booktitle"], f"decoy{i}"), d)
                 for i, d in enumerate(_decoys(valid, DECOYS // (10 if quick else 1)))]  # fmt: skip
     dump = write_dblp(work / "dblp.xml.gz", records)
     mirror = work / "mirror.db"

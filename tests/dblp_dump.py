@@ -13,7 +13,7 @@ import html.entities
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["SAMPLE_RECORDS", "dblp_record", "sample_mirror", "write_dblp"]
+__all__ = ["SAMPLE_RECORDS", "STREAM_RECORDS", "dblp_record", "sample_mirror", "write_dblp"]
 
 _LATIN1_NAMES = {
     cp: name for name, cp in html.entities.name2codepoint.items() if 0xC0 <= cp <= 0xFF and name[0].isalpha()
@@ -49,12 +49,14 @@ def _dtd() -> str:
 
 
 def dblp_record(kind: str, key: str, fields: Mapping[str, str]) -> str:
-    """One record; ``fields``: ``author`` (names joined by `` and ``), ``title``, ``year``, and any
-    of ``booktitle``/``journal``, ``pages``, ``volume``, ``doi``."""
+    """One record; ``fields``: ``author`` (names joined by `` and ``; ``editor`` for a
+    ``proceedings``), ``title``, ``year``, and any of ``booktitle``/``journal``, ``pages``,
+    ``volume``, ``doi``."""
     parts = [f'<{kind} mdate="2026-11-01" key="{key}">']
     parts += [
-        f"<author>{_xml_text(a.strip())}</author>"
-        for a in fields.get("author", "").split(" and ")
+        f"<{tag}>{_xml_text(a.strip())}</{tag}>"
+        for tag in ("author", "editor")
+        for a in fields.get(tag, "").split(" and ")
         if a.strip()
     ]
     title = fields["title"]
@@ -108,6 +110,46 @@ SAMPLE_RECORDS = [
     ("article", "journals/corr/abs-2101-00001", {
         "author": "Jan van der Berg 0002 and John Smith Jr.", "title": "Peer Review of Citation Audits",
         "year": "2021", "volume": "abs/2101.00001", "journal": "CoRR"}),
+]  # fmt: skip
+
+
+# One conference's stream as DBLP writes it: the papers of ``conf/nips`` under the names of their
+# year (``NIPS``, ``NeurIPS``, the track ``NeurIPS Datasets and Benchmarks``) and the 2017
+# proceedings with its full title, each title as DBLP's BibTeX export gives it to the papers'
+# ``booktitle`` (quoted so in the reference lists of many public papers); ICLR 2017's two
+# proceedings (its conference and its workshop track) and a paper of the workshop track; an ICML paper.
+STREAM_RECORDS = [
+    ("proceedings", "conf/nips/2017", {
+        "editor": "Isabelle Guyon and Ulrike von Luxburg and Samy Bengio and Hanna M. Wallach and Rob Fergus and "
+                  "S. V. N. Vishwanathan and Roman Garnett",
+        "title": "Advances in Neural Information Processing Systems 30: Annual Conference on Neural Information "
+                 "Processing Systems 2017, December 4-9, 2017, Long Beach, CA, USA", "year": "2017",
+        "booktitle": "NIPS"}),
+    ("inproceedings", "conf/nips/BrownMRSKDNSSAA20", {
+        "author": "Tom B. Brown and Benjamin Mann and Nick Ryder and Melanie Subbiah and Jared Kaplan",
+        "title": "Language Models are Few-Shot Learners", "year": "2020", "booktitle": "NeurIPS"}),
+    ("inproceedings", "conf/nips/HendrycksBKABTS21", {
+        "author": "Dan Hendrycks and Collin Burns and Saurav Kadavath and Akul Arora and Steven Basart and "
+                  "Eric Tang and Dawn Song and Jacob Steinhardt",
+        "title": "Measuring Mathematical Problem Solving With the MATH Dataset", "year": "2021",
+        "booktitle": "NeurIPS Datasets and Benchmarks"}),
+    ("proceedings", "conf/icml/2017", {
+        "editor": "Doina Precup and Yee Whye Teh",
+        "title": "Proceedings of the 34th International Conference on Machine Learning, ICML 2017, Sydney, NSW, "
+                 "Australia, 6-11 August 2017", "year": "2017", "booktitle": "ICML"}),
+    ("proceedings", "conf/iclr/2017", {
+        "editor": "Yoshua Bengio and Yann LeCun",
+        "title": "5th International Conference on Learning Representations, ICLR 2017, Toulon, France, April 24-26, "
+                 "2017, Conference Track Proceedings", "year": "2017", "booktitle": "ICLR (Poster)"}),
+    ("proceedings", "conf/iclr/2017w", {
+        "title": "5th International Conference on Learning Representations, ICLR 2017, Toulon, France, April 24-26, "
+                 "2017, Workshop Track Proceedings", "year": "2017", "booktitle": "ICLR (Workshop)"}),
+    ("inproceedings", "conf/iclr/HuangPGDA17", {
+        "author": "Sandy H. Huang and Nicolas Papernot and Ian J. Goodfellow and Yan Duan and Pieter Abbeel",
+        "title": "Adversarial Attacks on Neural Network Policies", "year": "2017", "booktitle": "ICLR (Workshop)"}),
+    ("inproceedings", "conf/icml/ArjovskyCB17", {
+        "author": "Martín Arjovsky and Soumith Chintala and Léon Bottou", "title": "Wasserstein Generative "
+        "Adversarial Networks", "pages": "214-223", "year": "2017", "booktitle": "ICML"}),
 ]  # fmt: skip
 
 

@@ -342,7 +342,10 @@ def distinct_known_venues(cited: str, record: Record) -> bool:
     if not names or venue_agrees(cited, record):
         return False
     ours = known_venue(cited)
-    theirs = {known_venue(n) for n in names}
+    # A DBLP record of a mirror holds its own venue in its container, and the other names of its
+    # DBLP stream (its venue's other names and sub-tracks) in its short container: its own decides.
+    own = record.container if record.agency == "dblp" and record.container else names
+    theirs = {known_venue(n) for n in own}
     return ours is not None and None not in theirs and ours not in theirs
 
 

@@ -13,6 +13,7 @@ writes both together, in one transaction with the progress of the dump file. The
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -28,6 +29,7 @@ import orjson
 from citeaudit.mirror.interface import FORMATS, DumpFile, MirrorError, MirrorStore, Row, SourceState
 from citeaudit.mirror.ranking import STOPWORDS, Scored, content_words, score
 from citeaudit.mirror.rows import author_year_words, fts_words, title_hash
+from citeaudit.mirror.streams import is_track, stream, stream_names
 from citeaudit.normalize import fold_tex_math
 from citeaudit.resolve.indexes.interface import Candidate, IndexAnswer, SearchIndex, WorkQuery, query_words
 from citeaudit.resolve.indexes.interface import surname as cited_surname
@@ -56,7 +58,34 @@ INSERT INTO fts(fts, rank) VALUES ('automerge', 0);
 INSERT INTO fts(fts, rank) VALUES ('crisismerge', 64);
 CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
 CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE venues(
+    stream TEXT NOT NULL, year INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL,
+    PRIMARY KEY(stream, year, name)) WITHOUT ROWID;
 """
+# venues: the names of every DBLP stream (conference or journal) that its records use (year 0),
+# and the titles of its proceedings by year, made by build() from the records (see
+# citeaudit.mirror.streams and _build_venues). A mirror written before it has no such table:
+# an import adds it (and its next build fills it); a look-up in such a mirror adds no names.
+_VENUES = (
+    "CREATE TABLE IF NOT EXISTS venues(stream TEXT NOT NULL, year INTEGER NOT NULL, name TEXT NOT NULL, "
+    "count INTEGER NOT NULL, PRIMARY KEY(stream, year, name)) WITHOUT ROWID"
+)
+# Each DBLP record of a conference or a journal, counted by its stream, whether it is a
+# proceedings, its container and (of a proceedings) its title and year: one scan of the records
+# in SQLite (one JSON parse a record: a proceedings is found by its type's text, which no string
+# of the JSON can hold unescaped), a few rows a stream out of it.
+_STREAM_OF_KEY = "substr(key, 1, instr(key, '/') + instr(substr(key, instr(key, '/') + 1), '/') - 1)"
+_VENUES_USED = (
+    "SELECT stream, proceedings, container, title, year, count(*) FROM ("
+    "SELECT stream, proceedings, json_extract(d, '$.container[0]') AS container, "
+    "CASE WHEN proceedings THEN json_extract(d, '$.titles[0]') END AS title, "
+    "CASE WHEN proceedings THEN year END AS year FROM ("
+    f"SELECT {_STREAM_OF_KEY} AS stream, year, CAST(data AS TEXT) AS d, "
+    """instr(CAST(data AS TEXT), '"type":"proceedings"') > 0 AS proceedings """
+    "FROM records WHERE format = 'dblp' AND (key LIKE 'conf/%/%' OR key LIKE 'journals/%/%'))) "
+    "GROUP BY stream, proceedings, container, title, year"
+)
+
 # automerge 0: no merging of the index's segments while an import writes (crisismerge bounds their
 # number); build() merges them into one at its end.
 
@@ -151,6 +180,7 @@ class SqliteStore(MirrorStore):
             _release(self._lock)
             raise
         self._stale = False  # whether this store marked the index stale (it writes that once)
+        self._venues_stale = False  # the same, of the names of DBLP's streams
         self._bulk: bool | None = None  # whether the records are written without their indexes
 
     def _open(self, path: Path) -> None:
@@ -172,6 +202,11 @@ class SqliteStore(MirrorStore):
         except MirrorError:
             self.conn.close()
             raise
+        try:
+            self.conn.execute(_VENUES)  # a mirror written before the stream names were kept
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise MirrorError(f"{path}: cannot be opened as a mirror ({e})") from None
 
     def source(self, fmt: str, name: str) -> SourceState | None:
         row = self.conn.execute(
@@ -208,6 +243,8 @@ class SqliteStore(MirrorStore):
         try:
             if not self._stale:
                 conn.execute("UPDATE meta SET value = 'stale' WHERE key = 'index'")
+            if state.format == "dblp" and not self._venues_stale:  # counted again by build()
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('venues', 'stale')")
             bulk = self._bulk
             if bulk is None:
                 bulk = self._meta("record_indexes") == "later"
@@ -237,6 +274,7 @@ class SqliteStore(MirrorStore):
             conn.execute("RELEASE write")
             raise
         self._stale, self._bulk = True, bulk  # until a rollback: see rollback()
+        self._venues_stale = self._venues_stale or state.format == "dblp"
         return SourceState(
             state.format, state.name, state.size, state.mtime, False, units, imported, dict(skipped),
             dump_date,
@@ -251,6 +289,7 @@ class SqliteStore(MirrorStore):
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
         self._stale, self._bulk = False, None  # the marks may have been rolled back with the rest
+        self._venues_stale = False
 
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -313,7 +352,7 @@ class SqliteStore(MirrorStore):
         conn = self.conn
         self.commit()
         row = conn.execute("SELECT value FROM meta WHERE key = 'index'").fetchone()
-        if row is not None and row[0] == "ready":
+        if row is not None and row[0] == "ready" and self._meta("venues") == "ready":
             return
         conn.execute("BEGIN")
         try:
@@ -329,6 +368,8 @@ class SqliteStore(MirrorStore):
                 "WHERE instr(term, '_') = 0 OR (instr(term, '_') = 1 AND instr(substr(term, 2), '_') = 0)"
             )
             conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            if self._meta("venues") != "ready":  # DBLP records were written (or never counted)
+                self._build_venues()
             (records,) = conn.execute("SELECT count(*) FROM records").fetchone()
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('records', ?)", (str(records),))
             conn.execute("UPDATE meta SET value = 'ready' WHERE key = 'index'")
@@ -336,7 +377,19 @@ class SqliteStore(MirrorStore):
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        self._stale, self._bulk = False, None
+        self._stale, self._bulk, self._venues_stale = False, None, False
+
+    def _build_venues(self) -> None:
+        """The names of every DBLP stream, counted again from the records (in build()'s
+        transaction: the table is always that of the records, after an import resumed or a
+        newer dump replaced records)."""
+        conn = self.conn
+        conn.execute("DELETE FROM venues")
+        used = conn.execute(_VENUES_USED).fetchall()
+        conn.executemany(
+            "INSERT INTO venues(stream, year, name, count) VALUES (?, ?, ?, ?)", stream_names(used)
+        )
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('venues', 'ready')")
 
     def _index_records(self) -> None:
         """The indexes of a first import's records, once it is written; of the records of a key
@@ -397,6 +450,8 @@ _WORDS = 6  # of a title's words, the rarest that the conjunctions take
 # author and year, and rare words cost none of it.
 _BUDGET = 5_000
 
+_STREAMS_MAX = 10_000  # streams (and years) whose names a look-up process keeps
+
 _COLUMNS = "r.id, r.format, r.key, r.norm, r.names, r.year"
 _EXACT = f"SELECT {_COLUMNS} FROM records r WHERE r.th = ? ORDER BY r.id LIMIT ?"
 _MATCH = f"SELECT {_COLUMNS} FROM fts CROSS JOIN records r ON r.id = fts.rowid WHERE fts MATCH ? LIMIT ?"
@@ -422,6 +477,7 @@ class SqliteMirror(SearchIndex):
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        self._streams: dict[tuple[str, int], tuple[str, ...]] = {}
         self._connect()  # a bad path is an error now, not at the first look-up
 
     def __getstate__(self) -> dict[str, Any]:
@@ -432,6 +488,7 @@ class SqliteMirror(SearchIndex):
         self._lock = threading.Lock()
         self._conn = None
         self._pid = 0
+        self._streams = {}
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
@@ -445,6 +502,7 @@ class SqliteMirror(SearchIndex):
         except sqlite3.DatabaseError as e:
             raise MirrorError(f"{self.path}: cannot be opened as a mirror ({e})") from None
         self._conn, self._pid = conn, os.getpid()
+        self._streams = {}
         return conn
 
     def incomplete(self) -> str | None:
@@ -645,8 +703,44 @@ class SqliteMirror(SearchIndex):
             raw = orjson.loads(data[s.rowid])
             arxiv = raw.pop("_arxiv", None)
             _, fmt, key = s.sort_key
-            out.append(Candidate(f"mirror:{fmt}", key, Record.from_json(raw), arxiv))
+            record = Record.from_json(raw)
+            if fmt == "dblp":
+                record = self._with_stream_names(key, record)
+            out.append(Candidate(f"mirror:{fmt}", key, record, arxiv))
         return out
+
+    def _stream_names(self, name_of: str, year: int) -> tuple[str, ...]:
+        """The names a DBLP stream's records use and the titles of its proceedings of the year, by
+        name (none in a mirror written before they were kept)."""
+        names = self._streams.get((name_of, year))
+        if names is None:
+            conn = self._connect()
+            try:
+                rows = conn.execute(
+                    "SELECT DISTINCT name FROM venues WHERE stream = ? AND year IN (0, ?) ORDER BY name",
+                    (name_of, year),
+                )
+                names = tuple(r[0] for r in rows)
+            except sqlite3.OperationalError:  # no such table: an older mirror
+                names = ()
+            if len(self._streams) >= _STREAMS_MAX:
+                self._streams.clear()
+            self._streams[name_of, year] = names
+        return names
+
+    def _with_stream_names(self, key: str, record: Record) -> Record:
+        """A DBLP record of a conference's or a journal's main track with the other names of its
+        stream and the titles of its proceedings of its year in its short container, after its
+        own (``NeurIPS``, ``Advances in Neural Information Processing Systems`` and ``Advances in
+        Neural Information Processing Systems 30: Annual Conference …, Long Beach, CA, USA``
+        beside ``NIPS``); a paper of a workshop or another part (:func:`is_track`) keeps its own."""
+        name_of = stream(key)
+        own = record.container + record.short_container
+        if name_of is None or any(is_track(n) for n in own):  # a workshop's paper: its own venue only
+            return record
+        years = record.year_values
+        more = tuple(n for n in self._stream_names(name_of, years[0] if years else 0) if n not in own)
+        return dataclasses.replace(record, short_container=record.short_container + more) if more else record
 
 
 def _rare_together(words: Sequence[str], df: Mapping[str, int], size: int) -> list[str]:
