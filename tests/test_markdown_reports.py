@@ -327,3 +327,16 @@ def test_a_duplicate_entry_that_is_cited_is_noted_on_its_citations_row_never_a_p
     rows = [(r["claim"], r["citation"], r["warnings"]) for r in report["results"]]
     assert rows == [("c001", "1", []), ("c002", "2", ["W_REFERENCE_DUPLICATE"])]
     assert all(r["claim"] is not None for r in report["results"])
+
+
+def test_a_number_outside_a_real_reports_quotation_marks_is_no_error(tmp_path: Path) -> None:
+    """The real E110 report quotes a page's title (“Agents Classified by the IARC Monographs”) in a
+    claim with a number: the number is not in the title, which is a warning, never "wrong"."""
+    shutil.copy(ROOT / "tests" / "formats" / "markdown_labels" / "chewber_E110_report.md", tmp_path / "r.md")
+    result = run_cli("check", tmp_path / "r.md", "--offline", "--judge", "none", "--out", tmp_path / "r.json")
+    assert result.code == 1, result.stderr  # an uncited sentence with numbers: E_UNCITED
+    report = json.loads((tmp_path / "r.json").read_text("utf-8"))
+    labels = [f["label"] for row in report["results"] for f in row["findings"]]
+    assert not [label for label in labels if label.startswith("E_NUMBER_UNSUPPORTED")]
+    assert labels.count("W_NUMBER_NOT_IN_QUOTE:6") == 1
+    assert report["summary"]["results_by_status"] == {"could_not_check": 49, "fail": 1, "pass": 0}

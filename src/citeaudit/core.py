@@ -577,10 +577,13 @@ def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> li
     if not cited:
         return []
     texts: list[NumberText] = []
+    # A Markdown report's quote is what the claim itself puts in quotation marks (it has a place in
+    # the report): a title as often as evidence, so a number outside it is no proof of a wrong claim.
+    quoted = "report_quote" if claim.place is not None else "quote"
     for r in cited:
         assert r.citation is not None
         if r.citation.quote is not None:
-            texts.append(NumberText(r.citation.quote, "quote"))
+            texts.append(NumberText(r.citation.quote, quoted))
         elif r.text is not None:
             texts.append(NumberText(r.text.text, r.text.basis.value))
         else:

@@ -105,6 +105,28 @@ def test_a_number_absent_from_an_abstract_is_a_warning_that_says_so() -> None:
     )
 
 
+def test_a_number_outside_a_reports_quotation_marks_is_a_warning_not_an_error() -> None:
+    """A report's quotation marks held a page title in a real agent report (jmandel/chewber, E110):
+    its claim's "6" was called wrong against the title."""
+    title = NumberText("Agents Classified by the IARC Monographs", "report_quote")
+    claim = "IARC lists it among 6 agents under review, per “Agents Classified by the IARC Monographs”"
+    (f,) = check_numbers(claim, [title], (), MAKE)
+    assert (f.label, f.severity, f.outcome.value) == ("W_NUMBER_NOT_IN_QUOTE:6", "warning", "note")
+    assert f.message == (
+        "the claim's number(s) 6 are not in the words it puts in quotation marks; a report's quotation marks "
+        "may hold a title or a name rather than the evidence, so this is not called wrong: quote the passage "
+        "that gives the number"
+    )
+    # The same words as a claims file's own quote: the seed's error.
+    (g,) = check_numbers(claim, [NumberText(title.text, "quote")], (), MAKE)
+    assert (g.label, g.severity) == ("E_NUMBER_UNSUPPORTED:6", "error")
+    # A number the quoted words do give is supported either way.
+    assert (
+        check_numbers("cut from 18 to 7", [NumberText("from 18 to 7 per hundred", "report_quote")], (), MAKE)
+        == []
+    )
+
+
 def test_several_quotes_support_together() -> None:
     texts = [NumberText("from 18", "quote"), NumberText("down to 7", "quote")]
     assert check_numbers("from 18 to 7", texts, (), MAKE) == []

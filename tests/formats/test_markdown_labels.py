@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 
 from citeaudit.formats.markdown_report import parse_markdown
-from citeaudit.model import Submission
+from citeaudit.model import Source, Submission, WorkSource
 
 DATA = Path(__file__).parent
+
+
+def _work(source: Source) -> WorkSource:
+    assert isinstance(source, WorkSource)
+    return source
 
 
 def _markers(text: str, submission: Submission) -> list[tuple[str, int, int, tuple[str, ...]]]:
@@ -92,10 +97,10 @@ def test_a_label_over_a_link_definition_stays_a_link() -> None:
     text = "# R\n\nGrowth was 12% [S1].\n\n[S1]: https://example.org/one\n"
     submission = parse_markdown(text, "r.md")
     at = _at(text, "[S1]")
-    assert [(m.text, m.start, m.end) for c in submission.claims for m in c.place.markers if c.place] == [
+    assert [(m.text, m.start, m.end) for c in submission.claims if c.place for m in c.place.markers] == [
         ("[S1]", at, at + 4)
     ]
-    assert submission.claims[0].citations[0].source.identifier == "https://example.org/one"
+    assert _work(submission.claims[0].citations[0].source).identifier == "https://example.org/one"
 
 
 def test_labelled_entries_in_a_paragraph_one_a_line() -> None:
@@ -122,7 +127,7 @@ def test_labelled_entries_in_a_table() -> None:
     submission = parse_markdown(text, "r.md")
     a, b = _at(text, "[S2]"), _at(text, "[S1]")
     assert _markers(text, submission) == [("[S2]", a, a + 4, ("S2",)), ("[S1]", b, b + 4, ("S1",))]
-    assert [c.citations[0].source.identifier for c in submission.claims] == [
+    assert [_work(c.citations[0].source).identifier for c in submission.claims] == [
         "https://example.org/s2",
         "https://example.org/s1",
     ]
@@ -158,17 +163,18 @@ def test_a_real_agent_report_cites_by_labels() -> None:
     entries = {c.id: c for claim in submission.claims for c in claim.citations}
     assert sorted(entries, key=lambda cid: int(cid[1:])) == [f"S{n}" for n in range(1, 14)]
     assert [
-        (cid, entries[cid].source.kind, entries[cid].source.identifier) for cid in ("S7", "S9", "S13")
+        (cid, _work(entries[cid].source).kind, _work(entries[cid].source).identifier)
+        for cid in ("S7", "S9", "S13")
     ] == [
         ("S7", "pmid", "39058118"),
         ("S9", "pmid", "30280050"),
         ("S13", "pmid", "17825405"),
     ]
-    assert entries["S1"].source.identifier == (
+    assert _work(entries["S1"].source).identifier == (
         "https://docs.efsa.europa.eu/efsajournal/pub/3765/efsajournal-12-7-3765.pdf"
     )
     # "PubMed (2018), *Title*": the index is no author and the year in parentheses no PMID.
-    assert (entries["S9"].source.first_author, entries["S9"].source.year) == (None, 2018)
+    assert (_work(entries["S9"].source).first_author, _work(entries["S9"].source).year) == (None, 2018)
     assert [n.code for n in submission.notes] == []
 
 

@@ -426,7 +426,7 @@ def _learned_html(tmp_path: Path) -> Path:
     (case / "response.json").write_text(json.dumps(response, ensure_ascii=False), "utf-8")
     out = case / "report.html"
     result = run_cli("check", case / "response.json", "--corpus", case / "documents.json", "--offline",
-                     "--judge", "learned", "--out", case / "report.json", "--format", "html", "--output", out)  # fmt: skip
+                     "--judge", "learned:lexical", "--out", case / "report.json", "--format", "html", "--output", out)  # fmt: skip
     assert result.code == 0, result.stderr
     return out
 

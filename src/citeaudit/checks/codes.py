@@ -161,6 +161,13 @@ CATALOGUE: dict[str, CodeInfo] = {
             "in the cache.",
         ),
         CodeInfo(
+            "W_NUMBER_NOT_IN_QUOTE",
+            _W,
+            _NOTE,
+            "Numbers in a report's claim are not in the words it puts in quotation marks, which may be a "
+            "title or a name rather than the evidence (listed after the colon).",
+        ),
+        CodeInfo(
             "W_NUMBER_NOT_IN_ABSTRACT",
             _W,
             _NOTE,

@@ -162,8 +162,9 @@ def _values(mentions: Iterable[NumberMention]) -> set[Decimal]:
 
 @dataclass(frozen=True, slots=True)
 class NumberText:
-    """What was read of one citation: its quote (``quote``), the pinned text of the work it cites
-    (``full_text``, ``page``, ``abstract``), or nothing (``none``, ``text`` None)."""
+    """What was read of one citation: its quote (``quote``; ``report_quote`` when it is what a
+    report's claim puts in quotation marks), the pinned text of the work it cites (``full_text``,
+    ``page``, ``abstract``), or nothing (``none``, ``text`` None)."""
 
     text: str | None
     basis: str
@@ -208,8 +209,9 @@ def check_numbers(
     markers: Iterable[str] = (),
 ) -> list[Finding]:
     """The claim's numbers in none of ``texts`` (one per citation): ``E_NUMBER_UNSUPPORTED`` when
-    every citation was read in a quote or in full, ``W_NUMBER_NOT_IN_ABSTRACT`` when some only in
-    an abstract, ``I_NUMBERS_NOT_CHECKED`` when some not at all."""
+    every citation was read in a quote or in full, ``W_NUMBER_NOT_IN_QUOTE`` when some quote is a
+    report's own quotation marks (``report_quote``), ``W_NUMBER_NOT_IN_ABSTRACT`` when some was
+    read only in an abstract, ``I_NUMBERS_NOT_CHECKED`` when some not at all."""
     mentions = extract_numbers(stated_text(claim_text, markers))
     if not mentions:
         return []
@@ -235,6 +237,15 @@ def check_numbers(
         )
         return [make("I_NUMBERS_NOT_CHECKED", message, detail=",".join(missing))]
     suggestion = {"numbers": list(missing)}
+    if "report_quote" in bases:
+        # A report's quotation marks may hold a title or a name, not the evidence: no verdict.
+        message = (
+            f"the claim's number(s) {numbers} are not in the words it puts in quotation marks"
+            + ("" if len(texts) == 1 else " nor in what was read of its other citations")
+            + "; a report's quotation marks may hold a title or a name rather than the evidence, "
+            "so this is not called wrong: quote the passage that gives the number"
+        )
+        return [make("W_NUMBER_NOT_IN_QUOTE", message, detail=",".join(missing), suggestion=suggestion)]
     if "abstract" in bases:
         message = (
             f"the claim's number(s) {numbers} are not in the abstract of the cited work"
