@@ -126,11 +126,20 @@ def test_the_installed_wheel_runs_the_demo_the_learned_judge_and_the_html_report
     assert demo.stdout.splitlines()[-1] == "decision=reject status=invalid"
     assert (work / "report.json").stat().st_size > 0
 
+    # `learned` is the lexical model where the encoder extra is absent (this wheel) and the
+    # encoder's where it is installed (the source tree's dev install): compared as learned:lexical.
     learned = _run(
-        citeaudit, "check", "claims.json", "--offline", "--judge", "learned", "--out", "judged.json", cwd=work
-    )
+        citeaudit, "check", "claims.json", "--offline", "--judge", "learned:lexical", "--out", "judged.json",
+        cwd=work,
+    )  # fmt: skip
     assert learned.returncode in (1, 6), learned.stderr
     assert '"judge":"learned/sha256:' in (work / "judged.json").read_text("utf-8")
+    default = _run(
+        citeaudit, "check", "claims.json", "--offline", "--judge", "learned", "--out", "default.json",
+        cwd=work,
+    )  # fmt: skip
+    assert default.returncode == learned.returncode, default.stderr
+    assert (work / "default.json").read_bytes() == (work / "judged.json").read_bytes()
 
     hook = _run(installed / "bin" / "citeaudit-hook", "claims.json", cwd=work)  # the second entry point
     assert hook.returncode == 1, hook.stderr
@@ -143,7 +152,7 @@ def test_the_installed_wheel_runs_the_demo_the_learned_judge_and_the_html_report
     shutil.copytree(ROOT / "examples" / "seed000", here)
     for out, judge, code in (
         ("report.json", (), 1),
-        ("judged.json", ("--judge", "learned"), learned.returncode),
+        ("judged.json", ("--judge", "learned:lexical"), learned.returncode),
     ):
         args = ("check", "claims.json", "--offline", *judge, "--out", out)
         assert _run(sys.executable, "-m", "citeaudit", *args, cwd=here).returncode == code

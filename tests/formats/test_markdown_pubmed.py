@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit.errors import InputError
 from citeaudit.formats import parse_document
 from citeaudit.formats.markdown_report import parse_markdown
 from citeaudit.formats.reference_entries import classify_url, entry_identifiers
 from citeaudit.identifiers.pubmed import PMID
 from citeaudit.model import WorkSource
+from tests.conftest import run_cli
 
 # Reference-list entries as Gemini's and ChatGPT's research exports write them: a page title, the
 # site, an access date and the link; and as a bibliography writes them, with a PMID label.
@@ -152,13 +152,24 @@ def test_claims_json_names_a_work_by_pmid_or_pmcid() -> None:
         ),
     ],
 )
-def test_a_malformed_pmid_or_pmcid_is_an_input_error_naming_the_field(
+def test_a_malformed_pmid_or_pmcid_is_the_citations_syntax_error_and_the_rest_is_audited(
     field: str, value: str, message: str, tmp_path: Path
 ) -> None:
-    data = {"claims": [{"id": "c1", "text": "t", "citations": [{"id": "a", field: value}]}]}
-    with pytest.raises(InputError) as caught:
-        parse_document(json.loads(json.dumps(data)), "claims.json")
-    assert str(caught.value) == f"claims.json: $.claims[0].citations[0].{field}: {message}"
+    """As a malformed DOI is E_DOI_SYNTAX: one bad identifier does not refuse the whole answer."""
+    data = {"claims": [
+        {"id": "c1", "text": "t", "citations": [{"id": "a", field: value}]},
+        {"id": "c2", "text": "u", "citations": []},
+    ]}  # fmt: skip
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(data), "utf-8")
+    result = run_cli("check", path, "--offline", "--judge", "none", "--out", tmp_path / "report.json")
+    assert result.code == 1, result.stderr
+    report = json.loads((tmp_path / "report.json").read_text("utf-8"))
+    (first, second) = report["results"]
+    assert [(f["code"], f["message"], f["outcome"]) for f in first["findings"]] == [
+        (f"E_{field.upper()}_SYNTAX", message, "wrong")
+    ]
+    assert [f["code"] for f in second["findings"]] == ["E_UNCITED"]
 
 
 AGENT_REPORT = Path(__file__).parent / "markdown_pubmed" / "chewber_E102_excerpt.md"

@@ -35,6 +35,12 @@ CATALOGUE: dict[str, CodeInfo] = {
         # identifiers and registry answers
         CodeInfo("E_DOI_SYNTAX", _E, _WRONG, "The DOI is not syntactically a DOI (10.NNNN/suffix)."),
         CodeInfo(
+            "E_PMID_SYNTAX", _E, _WRONG, "The PMID is not a PubMed identifier (digits, as in PMID: 31452104)."
+        ),
+        CodeInfo(
+            "E_PMCID_SYNTAX", _E, _WRONG, "The PMCID is not a PubMed Central identifier (PMC and digits)."
+        ),
+        CodeInfo(
             "W_IDENTIFIER_FORM",
             _W,
             _NOTE,

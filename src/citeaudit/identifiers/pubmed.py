@@ -2,8 +2,8 @@
 (``PMC6718211``, ``pmcid:pmc6718211``), written alone or inside the links that carry them
 (``pubmed.ncbi.nlm.nih.gov/31452104/``, ``www.ncbi.nlm.nih.gov/pmc/articles/PMC6718211/``,
 ``europepmc.org/article/MED/31452104``…). NCBI's E-utilities answer both (``resolve/ncbi.py``);
-a PMCID's version (``PMC6718211.2``) is not part of the identifier. An identifier that is not
-one is refused where it is read."""
+a PMCID's version (``PMC6718211.2``) is not part of the identifier. A value that is not one is
+the citation's ``E_PMID_SYNTAX`` / ``E_PMCID_SYNTAX``, as a malformed DOI is ``E_DOI_SYNTAX``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from citeaudit.identifiers.interface import IdentifierHandler
+from citeaudit.identifiers.interface import IdentifierError, IdentifierHandler
 
 __all__ = [
     "PMCID",
@@ -98,12 +98,24 @@ def _normal_pmcid(raw: str) -> str:
     return text
 
 
-class PmidHandler(IdentifierHandler):
+class _NcbiHandler(IdentifierHandler):
+    def read(self, raw: object) -> str:
+        """The normal form of a valid identifier (``PMID: 31452104`` → ``31452104``); an invalid
+        one as written, which the audit reports as this kind's syntax finding."""
+        if not isinstance(raw, str):
+            raise IdentifierError(self.invalid(raw))
+        normal = self.normalise(raw)
+        return normal if self.is_valid(normal) else raw
+
+
+class PmidHandler(_NcbiHandler):
     """A citation carries the PMID's digits; the cache and the snapshots know the work as
     ``pmid:31452104``."""
 
     kind: ClassVar[str] = "pmid"
     route: ClassVar[str] = "ncbi"
+    # A malformed PMID is a finding of the citation, as a malformed DOI is: the rest is audited.
+    syntax_code: ClassVar[str | None] = "E_PMID_SYNTAX"
 
     def normalise(self, identifier: str) -> str:
         return _normal_pmid(identifier.removeprefix(PMID_PREFIX))
@@ -122,12 +134,13 @@ class PmidHandler(IdentifierHandler):
         return key.startswith(PMID_PREFIX) and self.is_valid(key[len(PMID_PREFIX) :])
 
 
-class PmcidHandler(IdentifierHandler):
+class PmcidHandler(_NcbiHandler):
     """A citation carries the PMCID as PMC writes it (``PMC6718211``); the cache and the
     snapshots know the work as ``pmcid:PMC6718211``."""
 
     kind: ClassVar[str] = "pmcid"
     route: ClassVar[str] = "ncbi"
+    syntax_code: ClassVar[str | None] = "E_PMCID_SYNTAX"
 
     def normalise(self, identifier: str) -> str:
         return _normal_pmcid(identifier.removeprefix(PMCID_PREFIX))
