@@ -363,23 +363,9 @@ class _Reader:
 
     def _row(self, i: int) -> int:
         """A table row: one block whose cells are read as ``header: cell``."""
-        tokens = self.tokens
-        cells: list[tuple[str, list[Token], str, ContentMap]] = []
-        cursor = 0
-        row_map = tokens[i].map
-        row_line = row_map[0] if row_map else 0
-        i += 1
-        while i < len(tokens) and tokens[i].type != "tr_close":
-            t = tokens[i]
-            if t.type == "inline":
-                line_start, _ = self.index.line(row_line)
-                cmap = ContentMap.build(self.index, row_line, t.content, cursor)
-                if t.content:
-                    cursor = cmap.to_file(len(t.content) - 1) + 1 - line_start
-                children = list(t.children or [])
-                self._note_malformed(children, cmap)
-                cells.append((t.content, children, "", cmap))
-            i += 1
+        cells, i = self._cells(i)
+        for _, children, _, cmap in cells:
+            self._note_malformed(children, cmap)
         headers = self._headers(i)
         named = [(c, ch, headers[k] if k < len(headers) else "", m) for k, (c, ch, _, m) in enumerate(cells)]
         filled = [c for c in named if c[0].strip()]
