@@ -4,7 +4,12 @@ every run)."""
 
 from __future__ import annotations
 
-__all__ = ["STYLES", "long_report"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citeaudit.model import Submission
+
+__all__ = ["STYLES", "long_report", "marker_ranges", "nth_index"]
 
 # (first author's surname, given initial, title, year, venue, identifier or "")
 _WORKS = [
@@ -132,3 +137,23 @@ def long_report(claims: int = 500, style: str = "ieee") -> str:
 
 
 STYLES = ("ieee", "apa")
+
+
+def marker_ranges(text: str, submission: Submission) -> list[tuple[str, int, int, tuple[str, ...]]]:
+    """Every marker of the report's claims as (text, start, end, citations), each checked to be
+    the text at its range."""
+    out = []
+    for claim in submission.claims:
+        assert claim.place is not None
+        for m in claim.place.markers:
+            assert text[m.start : m.end] == m.text
+            out.append((m.text, m.start, m.end, m.citations))
+    return out
+
+
+def nth_index(text: str, piece: str, nth: int = 0) -> int:
+    """Where the ``nth`` (from 0) occurrence of ``piece`` starts in ``text``."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(piece, at + 1)
+    return at

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from citeaudit.formats.markdown_report import parse_markdown
-from citeaudit.model import Source, Submission, WorkSource
+from citeaudit.model import Source, WorkSource
+from tests.formats.markdown_reports import marker_ranges as _markers
+from tests.formats.markdown_reports import nth_index as _at
 
 DATA = Path(__file__).parent
 
@@ -17,23 +19,6 @@ DATA = Path(__file__).parent
 def _work(source: Source) -> WorkSource:
     assert isinstance(source, WorkSource)
     return source
-
-
-def _markers(text: str, submission: Submission) -> list[tuple[str, int, int, tuple[str, ...]]]:
-    out = []
-    for claim in submission.claims:
-        assert claim.place is not None
-        for m in claim.place.markers:
-            assert text[m.start : m.end] == m.text
-            out.append((m.text, m.start, m.end, m.citations))
-    return out
-
-
-def _at(text: str, piece: str, nth: int = 0) -> int:
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(piece, at + 1)
-    return at
 
 
 SOURCES = (

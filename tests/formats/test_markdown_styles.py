@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from citeaudit.formats.markdown_report import parse_markdown
-from citeaudit.model import Submission
+from tests.formats.markdown_reports import marker_ranges as _markers
+from tests.formats.markdown_reports import nth_index as _at
 
 NUMBERED = (
     "\n\n## References\n\n"
@@ -16,23 +17,6 @@ NUMBERED = (
     "2. De la Torre, F., & Black, M. J. (2003). A framework for robust subspace learning. IJCV.\n"
     "3. Smith, J. (2020). Something else entirely. Journal of Things.\n"
 )
-
-
-def _markers(text: str, submission: Submission) -> list[tuple[str, int, int, tuple[str, ...]]]:
-    out = []
-    for claim in submission.claims:
-        assert claim.place is not None
-        for m in claim.place.markers:
-            assert text[m.start : m.end] == m.text
-            out.append((m.text, m.start, m.end, m.citations))
-    return out
-
-
-def _at(text: str, piece: str, nth: int = 0) -> int:
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(piece, at + 1)
-    return at
 
 
 def test_author_year_with_particles_narrative_and_parenthetical() -> None:
