@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import gzip
 import html.entities
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["SAMPLE_RECORDS", "STREAM_RECORDS", "dblp_record", "sample_mirror", "write_dblp"]
+__all__ = [
+    "SAMPLE_RECORDS",
+    "STREAM_RECORDS",
+    "dblp_record",
+    "import_killed_midway",
+    "sample_mirror",
+    "write_dblp",
+]
 
 _LATIN1_NAMES = {
     cp: name for name, cp in html.entities.name2codepoint.items() if 0xC0 <= cp <= 0xFF and name[0].isalpha()
@@ -169,3 +182,31 @@ def sample_mirror(work: Path) -> Path:
     result = run_cli("mirror", "import", "--format", "dblp", dump, "--mirror", target)
     assert result.code == 0, result.stderr
     return target
+
+
+def units_committed(mirror: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{mirror}?mode=ro", uri=True) as conn:
+            row = conn.execute("SELECT max(units) FROM sources").fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(row[0] or 0)
+
+
+def import_killed_midway(dump: Path, mirror: Path) -> tuple[list[str], dict[str, str]]:
+    """Start ``citeaudit mirror import`` of ``dump`` into ``mirror`` in a process of its own, kill
+    it (SIGKILL) once 2,000 units are committed, and give back the command and environment that
+    rerun it."""
+    from tests.conftest import ROOT
+
+    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "dblp", str(dump),
+               "--mirror", str(mirror), "--batch", "500"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while units_committed(mirror) < 2_000 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child.poll() is None, "the import ended before it could be killed"
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    return command, env

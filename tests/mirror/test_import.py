@@ -18,31 +18,14 @@ import pytest
 from citeaudit.mirror import SqliteStore, open_mirror
 from citeaudit.resolve.indexes.interface import WorkQuery
 from tests.conftest import ROOT, run_cli
+from tests.dblp_dump import import_killed_midway, units_committed
 from tests.mirror.dumps import DATA, works, write_crossref, write_dblp
-
-
-def _units_committed(mirror: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{mirror}?mode=ro", uri=True) as conn:
-            row = conn.execute("SELECT max(units) FROM sources").fetchone()
-    except sqlite3.Error:
-        return 0
-    return int(row[0] or 0)
 
 
 def test_kill_9_mid_import_then_rerun_loses_nothing_and_counts_nothing_twice(tmp_path: Path) -> None:
     dump = write_dblp(tmp_path / "dump", 20_000, untitled=7)
     mirror = tmp_path / "m.sqlite"
-    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "dblp", str(dump),
-               "--mirror", str(mirror), "--batch", "500"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while _units_committed(mirror) < 2_000 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child.poll() is None, "the import ended before it could be killed"
-    child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    command, env = import_killed_midway(dump, mirror)
     # What was committed is there, and the mirror says it is incomplete.
     info = run_cli("mirror", "info", "--mirror", mirror)
     assert info.code == 0
@@ -77,7 +60,7 @@ def test_kill_9_mid_import_of_many_files_then_rerun(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while _units_committed(mirror) < 400 and child.poll() is None and time.monotonic() < deadline:
+    while units_committed(mirror) < 400 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert child.poll() is None, "the import ended before it could be killed"
     child.send_signal(signal.SIGKILL)

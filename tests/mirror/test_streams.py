@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from citeaudit.mirror.streams import STREAM_NAMES, is_track, proceedings_names, 
 from citeaudit.resolve.indexes.interface import WorkQuery
 from citeaudit.resolve.interface import Record
 from tests.conftest import ROOT, run_cli
-from tests.dblp_dump import SAMPLE_RECORDS, STREAM_RECORDS, dblp_record, write_dblp
+from tests.dblp_dump import SAMPLE_RECORDS, STREAM_RECORDS, dblp_record, import_killed_midway, write_dblp
 
 # conf/hpcasia/2019 as DBLP lists it (tests/mirror/data/dblp/sample.xml)
 _HPC_ASIA = ("proceedings", "conf/hpcasia/2019", {
@@ -243,15 +241,6 @@ def test_the_report_agrees_with_every_form_keeps_the_mismatch_and_is_the_same_by
     assert venue == {"c1": [], "c2": ["E_VENUE_MISMATCH"], "c3": [], "c4": ["E_VENUE_MISMATCH"], "c5": []}
 
 
-def _units_committed(mirror: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{mirror}?mode=ro", uri=True) as conn:
-            row = conn.execute("SELECT max(units) FROM sources").fetchone()
-    except sqlite3.Error:
-        return 0
-    return int(row[0] or 0)
-
-
 def _stream_dump(folder: Path, papers: int, venue: str) -> Path:
     """A dump of ``papers`` NIPS papers (a ``<www>`` between them, as DBLP has) and the real ones."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -272,16 +261,7 @@ def test_the_names_are_right_after_a_kill_9_and_a_rerun_and_after_a_newer_dump(t
     expected = _venues(whole)
     assert ("conf/nips", 0, "NeurIPS", 20_001) in expected
     mirror = tmp_path / "m.sqlite"
-    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "dblp", str(dump),
-               "--mirror", str(mirror), "--batch", "500"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while _units_committed(mirror) < 2_000 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child.poll() is None, "the import ended before it could be killed"
-    child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    command, env = import_killed_midway(dump, mirror)
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
     assert ": resumed: " in rerun.stdout
