@@ -39,6 +39,9 @@ PACKAGE_DATA = (
     "citeaudit/semantic/models/climate.json",
     "citeaudit/semantic/models/encoder.json",
     "citeaudit/semantic/models/retrieved.json",
+    "citeaudit/semantic/models/wice-encoder.json",
+    "citeaudit/semantic/models/attribution-encoder.json",
+    "citeaudit/semantic/models/climate-encoder.json",
 )
 
 

@@ -21,7 +21,7 @@ from citeaudit.semantic.rules import RulesJudge
 def test_every_spec_form_is_listed_from_the_table() -> None:
     assert list(JUDGE_SPECS.values()) == [
         "rules",
-        "learned[:wice|attribution|climate|retrieved|lexical|encoder|MODEL.json]",
+        "learned[:wice|attribution|climate[-lexical|-encoder]|retrieved|lexical|encoder|MODEL.json]",
         "nli:MODEL[?OPTIONS][#LABELS]",
         "llm:MODEL@URL",
         "rules+SPEC",
@@ -101,8 +101,8 @@ def test_the_learned_judge_is_cheap_and_never_cached(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         make_judge("learned:")
     assert str(caught.value) == (
-        "judge 'learned:': expected learned, learned:wice|attribution|climate|retrieved|lexical|encoder "
-        "or learned:MODEL.json"
+        "judge 'learned:': expected learned, "
+        "learned:wice|attribution|climate[-lexical|-encoder]|retrieved|lexical|encoder or learned:MODEL.json"
     )
 
 
@@ -120,6 +120,30 @@ def test_the_per_domain_models_ship_by_name(tmp_path: Path, monkeypatch: pytest.
         digests.add(judge.model.digest)
     assert len(digests) == 3
     assert make_judge("learned").identity != make_judge("learned:wice").identity
+    # Each domain's model reads the encoder's features too where the encoder extra is installed; either
+    # by its full name, whatever is installed (the one that reads meaning refused without the extra).
+    for name in ("wice", "attribution", "climate"):
+        lexical_domain = make_judge(f"learned:{name}-lexical")
+        assert isinstance(lexical_domain, LearnedJudge)
+        assert not lexical_domain.model.meaning
+        assert (
+            lexical_domain.model.digest == hashlib.sha256(shipped_model_path(name).read_bytes()).hexdigest()
+        )
+        chosen = make_judge(f"learned:{name}")
+        assert isinstance(chosen, LearnedJudge)
+        assert chosen.model.meaning == encoder.available()
+        if encoder.available():
+            reads_meaning = make_judge(f"learned:{name}-encoder")
+            assert isinstance(reads_meaning, LearnedJudge)
+            assert reads_meaning.identity == chosen.identity
+            assert (
+                reads_meaning.model.document["training"]["data"][0]["dataset"]
+                == (lexical_domain.model.document["training"]["data"][0]["dataset"])
+            )
+        else:
+            with pytest.raises(ConfigError) as refused:
+                make_judge(f"learned:{name}-encoder")
+            assert "needs the encoder extra" in str(refused.value)
     # The pooled lexical model by name, whatever extras are installed; --judge learned reads the
     # encoder's features too where the encoder extra is installed.
     lexical = make_judge("learned:lexical")
@@ -131,4 +155,4 @@ def test_the_per_domain_models_ship_by_name(tmp_path: Path, monkeypatch: pytest.
     # A file named like a shipped model is read as a path when written as one.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "wice").write_bytes(shipped_model_path("attribution").read_bytes())
-    assert make_judge("learned:./wice").identity == make_judge("learned:attribution").identity
+    assert make_judge("learned:./wice").identity == make_judge("learned:attribution-lexical").identity

@@ -301,3 +301,81 @@ def test_an_answer_of_one_claim_with_two_names_swapped_is_not_accepted(tmp_path:
     assert report["decision"] != "accept"
     assert "decision=accept" not in stderr
     assert code != 0
+
+
+def _signals(claim: str, evidence: str) -> tuple[str, ...]:
+    return featurize(claim, [Fragment("q", evidence)]).signals
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "absent"),
+    [
+        # spelled out by the claim itself, right before it (Schwartz and Hearst's test)
+        ("Cardiomegaly is measured by the cardiothoracic ratio (CTR) on a chest X-ray.",
+         "Cardiomegaly is measured by the cardiothoracic ratio on a chest X-ray.", ()),
+        ("It has two interrupt-on-change (IOC) pins for the encoder.",
+         "It has two interrupt-on-change pins for the encoder.", ()),
+        ("They must have a valid Mexico Tourist Card (MS) at the border.",
+         "They must have a valid Mexico Tourist Card at the border.", ("MS",)),
+        # spelled out by the evidence's capitals, or written there with dots
+        ("The agency NASA launched the probe in 2019.",
+         "The National Aeronautics and Space Administration launched the probe in 2019.", ()),
+        ("The agency ESA launched the probe in 2019.",
+         "The National Aeronautics and Space Administration launched the probe in 2019.", ("ESA",)),
+        ("Soccer is less popular than other sports in the US.",
+         "Soccer is less popular than other sports in the U.S. today.", ()),
+        ("Soccer is less popular than other sports in the UK.",
+         "Soccer is less popular than other sports in the U.S. today.", ("UK",)),
+        # one letter glued to punctuation is no name alone; a letter standing alone is one
+        ("Then the U.N. panel said the series M*A*S*H aired on CBS.", "The panel said the series aired on CBS.", ()),
+        ("Then the panel moved N into the hothouse.", "Then the panel moved Earth into the hothouse.", ("N",)),
+    ],
+)  # fmt: skip
+def test_an_acronym_the_reader_can_spell_out_is_no_name_missing(
+    claim: str, evidence: str, absent: tuple[str, ...]
+) -> None:
+    found = featurize(claim, [Fragment("q", evidence)])
+    assert found.names_absent == absent
+    assert ("S_NAME_ABSENT" in found.signals) == bool(absent)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "vetoed"),
+    [
+        ("Maintaining a healthy work-life balance is important for health.",
+         "Maintaining a healthy work-life balance is not only important for health, but also for work.", False),
+        # a negation elsewhere in a long sentence denies nothing the claim says
+        ("Hearing loss affects one to three neonates for every 1,000 births.",
+         "We do not endorse other products or services; hearing loss affects one to three neonates for every "
+         "1,000 births.", False),
+        ("The home team did not win the cup final.", "The home team won the cup final.", True),
+        ("The home team won the cup final.", "The home team did not win the cup final.", True),
+        ("The home team won the cup final.", "The home team never won the cup final.", True),
+    ],
+)  # fmt: skip
+def test_a_negation_counts_where_it_denies_what_the_claim_says(
+    claim: str, evidence: str, vetoed: bool
+) -> None:
+    assert ("S_NEGATION_ONE_SIDED" in _signals(claim, evidence)) == vetoed
+
+
+def test_an_antonym_is_read_in_the_window_and_where_the_claim_repeats_the_word() -> None:
+    # the claim's word is in no fragment, its antonym in the sentence after the best one
+    window = featurize(
+        "The home team lost the cup final at Wembley in May.",
+        [Fragment("q", "The home team played the cup final at Wembley in May. They won it.")],
+    )
+    assert window.antonyms == (("lost", "won"),)
+    assert "S_ANTONYM" in window.signals
+    # the claim has the sentence's word elsewhere too ("West"), but its own "east" is in no fragment
+    repeated = featurize(
+        "The east Virginia banking law was amended by the West Virginia Credit Act.",
+        [Fragment("q", "The West Virginia banking law was amended by the West Virginia Credit Act.")],
+    )
+    assert "S_ANTONYM" in repeated.signals
+    # the word is in the fragments: the claim says what the sentence after says, no antonym
+    kept = featurize(
+        "The home team won the cup final at Wembley in May.",
+        [Fragment("q", "The home team played the cup final at Wembley in May. They won it, not lost it.")],
+    )
+    assert kept.antonyms == ()

@@ -39,35 +39,51 @@ def _learned(spec: str, argument: str, offline: bool) -> Judge:
     from citeaudit.semantic.learned import LearnedJudge, load_model, shipped_model_path
 
     if spec != "learned" and not argument:
-        raise ConfigError(
-            f"judge {spec!r}: expected learned, learned:{'|'.join(_DOMAINS)} or learned:MODEL.json"
-        )
+        raise ConfigError(f"judge {spec!r}: expected learned, learned:{_NAMES} or learned:MODEL.json")
     if argument in _DOMAINS:  # a shipped model by its name; a file of that name is ./NAME
-        return LearnedJudge(load_model(shipped_model_path(_DOMAINS[argument])))
+        return LearnedJudge(load_model(shipped_model_path(_DOMAINS[argument]())))
     if not argument:  # the pooled model, and for passages found in a cited text the model made for them
         retrieved = load_model(shipped_model_path("retrieved"))
         return LearnedJudge(load_model(shipped_model_path(default_model())), retrieved=retrieved)
     return LearnedJudge(load_model(Path(argument)))
 
 
+def encoder_available() -> bool:
+    """Whether the ``encoder`` extra is installed (the models that read meaning can run)."""
+    from citeaudit.semantic import encoder
+
+    return encoder.available()
+
+
 def default_model() -> str:
     """The shipped model ``--judge learned`` reads quoted evidence with: the pooled model that reads the
     sentence encoder's features too where the ``encoder`` extra is installed, the lexical one else."""
-    from citeaudit.semantic import encoder
-
-    return "encoder" if encoder.available() else "default"
+    return "encoder" if encoder_available() else "default"
 
 
-# The shipped models a spec names (learned.SHIPPED_MODELS): per domain, for retrieved passages, the
-# pooled lexical one (whatever extras are installed) and the pooled one with the encoder's features.
-_DOMAINS = {
-    "wice": "wice",
-    "attribution": "attribution",
-    "climate": "climate",
-    "retrieved": "retrieved",
-    "lexical": "default",
-    "encoder": "encoder",
+def _domain(name: str) -> Callable[[], str]:
+    """A domain's shipped model: the one that reads meaning too where the encoder extra is installed."""
+    return lambda: f"{name}-encoder" if encoder_available() else name
+
+
+def _fixed(name: str) -> Callable[[], str]:
+    return lambda: name
+
+
+# The shipped models a spec names (learned.SHIPPED_MODELS), each chosen when the spec is read: per domain
+# (the one that reads meaning too where the encoder extra is installed, or either by its full name), for
+# retrieved passages, the pooled lexical one (whatever extras are installed) and the pooled one with the
+# encoder's features.
+_DOMAINS: dict[str, Callable[[], str]] = {
+    **{d: _domain(d) for d in ("wice", "attribution", "climate")},
+    **{f"{d}-lexical": _fixed(d) for d in ("wice", "attribution", "climate")},
+    **{f"{d}-encoder": _fixed(f"{d}-encoder") for d in ("wice", "attribution", "climate")},
+    "retrieved": _fixed("retrieved"),
+    "lexical": _fixed("default"),
+    "encoder": _fixed("encoder"),
 }
+# How help texts and messages list them
+_NAMES = "wice|attribution|climate[-lexical|-encoder]|retrieved|lexical|encoder"
 
 
 def _llm(spec: str, argument: str, offline: bool) -> Judge:
@@ -112,9 +128,7 @@ def _nli(spec: str, argument: str, offline: bool) -> Judge:
 # Every backend a spec can name, in the order help texts and messages list them.
 BACKENDS: dict[str, Backend] = {
     "rules": Backend("rules", "rules", _rules, takes_argument=False),
-    "learned": Backend(
-        f"learned[:{'|'.join(_DOMAINS)}|MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True
-    ),
+    "learned": Backend(f"learned[:{_NAMES}|MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True),
     "nli": Backend("nli:MODEL[?OPTIONS][#LABELS]", "nli:MODEL", _nli),
     "llm": Backend("llm:MODEL@URL", "llm:MODEL@URL", _llm, cache_only_offline=True),
 }

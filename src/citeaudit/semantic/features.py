@@ -45,7 +45,7 @@ from citeaudit.semantic.signals import (
 
 __all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
 
-FEATURE_SET = "lexical-3"
+FEATURE_SET = "lexical-4"
 
 # (name, one-line definition), in the order of the model's weights.
 FEATURES: tuple[tuple[str, str], ...] = (
@@ -88,7 +88,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
         "names_missing",
         "share of the claim's capitalised words (not the first) found nowhere in the fragments",
     ),
-    ("negation_one_sided", "1 when the claim or its best sentence is negated and the other is not"),
+    (
+        "negation_one_sided",
+        "1 when the claim is negated and its best sentence is not, or the other way round; the sentence's "
+        "negation counts where a word the two share is among the six after it ('not only' is none)",
+    ),
     ("absolute_added", "1 when the claim says always/only/all/must… and no fragment does"),
     ("possibility_hardened", "1 when the best sentence hedges (may, can, up to…) and the claim does not"),
     ("evidence_sentences", "log(1 + number of sentences in the fragments)"),
@@ -127,7 +131,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (
         "antonym",
         "1 when a word of the claim that its best sentence lacks has its WordNet antonym there "
-        "(won/lost, largest/smallest, increase/decrease)",
+        "(won/lost, largest/smallest, increase/decrease), or, the word in no fragment, in its best window",
     ),
     (
         "name_replaced",
@@ -432,7 +436,16 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
         return set.intersection(*owners)
 
     found_in = {run: fragments_with(run) for run in claim.names}
-    absent = tuple(dict.fromkeys(run.text for run, at in found_in.items() if not at and not run.first))
+    absent = tuple(
+        dict.fromkeys(
+            run.text
+            for run, at in found_in.items()
+            if not at
+            and not run.first
+            and not _dotted_letter(claim.text, run)
+            and not _acronym_spelled_out(run.text, claim.text[: run.start], ev.texts)
+        )
+    )
     # Each name found once (its last occurrence), a single letter ("C" of 20 °C) being none.
     distinct = list(
         {run.stems: run for run, at in found_in.items() if at and len("".join(run.stems)) > 1}.values()
@@ -446,6 +459,68 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
         if not set(a.stems) & set(b.stems) and order.reversed(a, b)
     )
     return absent, reversed_pairs
+
+
+_ABBREVIATION_RE = re.compile(r"(?:[A-Z][.*&/]\s?)+(?:[A-Z](?![a-z]))?")
+
+
+def _dotted_letter(text: str, run: NameRun) -> bool:
+    """A one-letter name that is a letter of an abbreviation ("U" and "N" of "U.N.", "S" of "M*A*S*H"):
+    no name alone. A letter standing alone ("moved N into", "in N.") is one."""
+    if run.end - run.start != 1:
+        return False
+    for m in _ABBREVIATION_RE.finditer(text, max(run.start - 12, 0), min(run.end + 12, len(text))):
+        if m.start() <= run.start < m.end() and sum(c.isupper() for c in m.group()) >= 2:
+            return True
+    return False
+
+
+_ACRONYM_RE = re.compile(r"[A-Z]{2,8}s?")
+
+
+def _initials(words: Sequence[str]) -> str:
+    return "".join(w[0] for w in words).casefold()
+
+
+def _spells(letters: str, before: str) -> bool:
+    """Whether the words right before a parenthesis spell an acronym's letters, read backwards, the
+    first letter starting a word (Schwartz and Hearst's test: "cardiothoracic ratio" for CTR,
+    "interrupt-on-change" for IOC), within as many words as the acronym has letters and five more;
+    and every word of them but a stop word gives a letter ("Mexico Tourist Card" does not spell MS)."""
+    words = WORD_RE.findall(before)[-min(len(letters) + 5, 2 * len(letters)) :]
+    text = " ".join(words).casefold()
+    at, used = len(text) - 1, set[int]()
+    for k in range(len(letters) - 1, -1, -1):
+        while at >= 0 and (text[at] != letters[k] or (k == 0 and at > 0 and text[at - 1] != " ")):
+            at -= 1
+        if at < 0:
+            return False
+        used.add(text.count(" ", 0, at))  # the word the letter is in
+        at -= 1
+    first = min(used)
+    return all(k in used or w.casefold() in STOPWORDS for k, w in enumerate(words) if k >= first)
+
+
+def _acronym_spelled_out(name: str, before: str, evidence: Sequence[str]) -> bool:
+    """Whether an acronym of the claim (``IPCC``) stands for words the reader has: the claim spells it
+    out right before it ("cardiothoracic ratio (CTR)"), or an evidence sentence has capitalised words
+    whose initials spell it ("Intergovernmental Panel on Climate Change" for IPCC, "United Nations"
+    for UN). Such an acronym missing from the evidence is no name missing."""
+    if not _ACRONYM_RE.fullmatch(name):
+        return False
+    letters = name.rstrip("s").casefold()
+    if before.rstrip().endswith("(") and _spells(letters, before):
+        return True
+    dotted = re.compile(r"\b" + r"\.\s?".join(letters.upper()) + r"\.", re.ASCII)  # US as U.S.
+    if any(dotted.search(sentence) for sentence in evidence):
+        return True
+    for sentence in evidence:
+        capitals = [w for w in WORD_RE.findall(sentence) if w.casefold() not in STOPWORDS]
+        for k in range(len(capitals) - len(letters) + 1):
+            span = capitals[k : k + len(letters)]
+            if all(w[0].isupper() for w in span) and _initials(span) == letters:
+                return True
+    return False
 
 
 class _NameOrder:
@@ -642,6 +717,30 @@ def _sentence_terms(words: Words) -> list[str]:
     return out
 
 
+_NEGATION_SCOPE = 6  # the words after a negation cue that it can deny
+# "not only X but also Y" says X: no negation
+_NOT_NEGATING = frozenset(("only", "just", "merely", "solely", "simply"))
+
+
+def _negated_near(words: Words, shared: AbstractSet[str]) -> bool:
+    """Whether a negation cue of the text denies something it shares with the other side: a cue with a
+    shared content term among the next few words ("did not win the cup" for "won the cup"), so a
+    negation elsewhere in a long sentence ("we do not endorse other products") is none. "Not only" is
+    no negation. Han text has no words to count: any cue there is a negation."""
+    if not words.folded.isascii() and any(cue in words.folded for cue in NEGATION_CUES.han):
+        return True
+    tokens = words.tokens
+    for k, token in enumerate(tokens):
+        if token not in NEGATION_CUES.words and not token.endswith("n't"):
+            continue
+        after = tokens[k + 1 : k + 1 + _NEGATION_SCOPE]
+        if token == "not" and after and after[0] in _NOT_NEGATING:
+            continue
+        if any(w[:STEM] in shared for w in after):
+            return True
+    return False
+
+
 def _negations(words: Words) -> int:
     """How many negation cues a text has (each occurrence)."""
     count = sum(1 for token in words.tokens if token in NEGATION_CUES.words)
@@ -667,9 +766,13 @@ def _forms(word: str) -> frozenset[str]:
     return base_forms(word) | {word}
 
 
-def _antonyms(claim: _Claim, sentence: Words) -> tuple[tuple[str, str], ...]:
+def _antonyms(
+    claim: _Claim, sentence: Words, everywhere: AbstractSet[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
     """The claim's words its best sentence lacks (in any base form) whose WordNet antonym the sentence
-    has, where the claim lacks that antonym: "won" cited for "lost", "largest" for "smallest"."""
+    has: "won" cited for "lost", "largest" for "smallest". Where the claim has that antonym too ("high
+    … higher", "West … West"), only a word no fragment has (``everywhere``: the fragments' content
+    terms) counts."""
     if not sentence.tokens:
         return ()
     words = [w for w in claim.words.tokens if w.isalpha()]
@@ -682,8 +785,9 @@ def _antonyms(claim: _Claim, sentence: Words) -> tuple[tuple[str, str], ...]:
         opposite = antonyms_of(word)
         if not opposite or _forms(word) & every:
             continue
+        nowhere = word not in STOPWORDS and not any(f[:STEM] in everywhere for f in _forms(word))
         for other, forms in sentence_forms.items():
-            if forms & opposite and not forms & claim_forms:
+            if forms & opposite and (nowhere or not forms & claim_forms):
                 found.append((word, other))
                 break
     return tuple(found)
@@ -942,8 +1046,12 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     names_missing = capitals - ev.all_terms
 
     best_words = ev.words[best_i] if best_i >= 0 else Words("", [])
-    negation = side.negated != bool(NEGATION_CUES.find(best_words))
-    negation = negation and bool(best_words.folded)
+    # One side denies, the other does not ("did not win" cited for "won"); the best sentence's negation
+    # counts where it denies a word the claim has, not elsewhere in a long sentence.
+    shared = claim_terms & ev.terms[best_i] if best_i >= 0 else frozenset()
+    negation = bool(best_words.folded) and (
+        _negated_near(side.words, claim_terms) != _negated_near(best_words, shared)
+    )
     claim_absolutes = side.absolutes
     absolute = bool(claim_absolutes) and bool(claim_absolutes - ABSOLUTE_CUES.find(Words.joined(ev.words)))
     hardened = bool(HEDGE_CUES.find(best_words)) and not side.hedged
@@ -959,7 +1067,11 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         if raised
     )
     names_absent, names_reversed = _names(side, ev)
-    antonyms = _antonyms(side, best_words)
+    # The best sentence first; then the window around it, where the claim's word is absent from all of
+    # it ("lost" cited where the sentence before says "won").
+    antonyms = _antonyms(side, best_words, ev.all_terms) or (
+        _antonyms(side, Words.joined([ev.words[j] for j in window]), ev.all_terms) if len(window) > 1 else ()
+    )
     replaced = _replaced_names(side, ev) if best_i >= 0 else ()
     reported = bool(set(best_words.tokens) & _REPORTED or _REPORTED_RE.search(best_words.folded)) and not (
         side.word_set & _REPORTED or _REPORTED_RE.search(side.words.folded)

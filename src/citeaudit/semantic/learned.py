@@ -57,7 +57,7 @@ MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
 # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds; 4: number words, antonyms,
 # a name put in another's place, reported speech, names reversed only around a shared word
-PROMPT_VERSION = "learned-4"
+PROMPT_VERSION = "learned-5"
 _REASONS = 3
 
 #: The feature sets a model file may name, each with its features in order: the lexical features alone
@@ -112,6 +112,11 @@ SHIPPED_MODELS: dict[str, str] = {
     # the three sets pooled, the lexical features and the sentence encoder's (the encoder extra):
     # --judge learned where the extra is installed
     "encoder": "encoder.json",
+    # each domain's set alone with the encoder's features too: learned:wice, learned:attribution and
+    # learned:climate where the extra is installed
+    "wice-encoder": "wice-encoder.json",
+    "attribution-encoder": "attribution-encoder.json",
+    "climate-encoder": "climate-encoder.json",
 }
 
 
