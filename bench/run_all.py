@@ -28,6 +28,7 @@ from bench import (
     retrieval,
     semantic_eval,
     service_load,
+    short_claims,
     speed,
     startup,
     stats_time,
@@ -56,6 +57,7 @@ BENCHMARKS = {
     "markdown": ("Research reports in Markdown: a 500-claim report checked offline", markdown_report),
     "manifest": ("Cache writes as the cache grows: the manifest rewritten per entry", manifest_writes),
     "retrieval": ("Passages for quote-less claims: recall, the judges on them, speed", retrieval),
+    "short-claims": (short_claims.TITLE, short_claims),
     "search-copies": (
         "References without an identifier: HALLMARK dev against a DBLP mirror with CoRR copies and Unicode titles",
         hallmark_search,

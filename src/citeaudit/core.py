@@ -549,12 +549,19 @@ class _Context:
 
 
 def _claim_pass(
-    claim: Claim, rows: list[_Pending], make: FindingMaker, disputed: bool, judge: Judge | None, judged: bool
+    claim: Claim,
+    rows: list[_Pending],
+    make: FindingMaker,
+    disputed: bool,
+    judge: Judge | None,
+    judged: bool,
+    question: str | None = None,
 ) -> tuple[list[Finding], ClaimStatus, Verdict | None, Evidence | None]:
     """The claim-level numbers check, the claim's status, and, for a claim awaiting an
     entailment check when a judge runs (``judged``), the evidence it is judged on — the
     passages of quote-less citations are ranked here, inside the worker processes — and the
-    verdict of a per-claim judge (``rules``, ``learned``), which thus rides in the same processes."""
+    verdict of a per-claim judge (``rules``, ``learned``), which thus rides in the same processes.
+    A short claim is read with the answer's ``question`` (``semantic/stage.py``)."""
     findings = _check_numbers(claim, rows, make)
     status = _claim_status([*(f for r in rows for f in r.findings), *findings], disputed)
     if not judged or status is not ClaimStatus.REQUIRES_ENTAILMENT_CHECK:
@@ -564,10 +571,10 @@ def _claim_pass(
         for r in rows
         if r.citation is not None and r.citation_id is not None
     ]
-    evidence = evidence_of(claim.text, cited)
+    evidence = evidence_of(claim.text, cited, question=question)
     if evidence is None or judge is None:
         return findings, status, None, evidence
-    return findings, status, evidence.label(judge.judge(claim.text, evidence.fragments)), None
+    return findings, status, evidence.label(judge.judge(evidence.read(claim.text), evidence.fragments)), None
 
 
 def _check_numbers(claim: Claim, rows: list[_Pending], make: FindingMaker) -> list[Finding]:
@@ -819,6 +826,7 @@ def audit(
             sorted_claims[i].id in disputed,
             inline,
             judge is not None,
+            submission.question,
         ),
         len(sorted_claims),
         # Without a judge the pass is a few microseconds a claim: less than forking for it costs.

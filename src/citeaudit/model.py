@@ -414,6 +414,9 @@ class Submission:
     labels: tuple[tuple[str, str], ...] = ()
     title: str | None = None
     answer: str | None = None
+    # The question the answer answers (native format): a claim of one to three words is judged as
+    # its answer (semantic/stage.py). In the digest only when given, so digests before it stay.
+    question: str | None = None
     format: str = "native"
     input_sha256: str = ""  # of the bytes as read (the seed's field)
     notes: tuple[Note, ...] = ()  # findings of the input's own structure (not in the digest)
@@ -452,6 +455,8 @@ class Submission:
             [[list(c.claim_ids), c.reason] for c in self.conflicts],
             list(self.gaps),
         ]
+        if self.question is not None:
+            body.append(["question", self.question])
         blob = json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=repr)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

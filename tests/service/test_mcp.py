@@ -384,7 +384,7 @@ def test_errors_are_one_line_and_nothing_can_be_written(world: Path) -> None:
         "audit_claims: claims: $.claims[0].status: unknown field (not part of the contract)",
         "audit_claims: the claims are 1100037 bytes, over the limit of 1000000",
         "audit_claims: unknown arguments 'fetch', 'offline'; it takes answer, citations, claims, conflicts, "
-        "detail, gaps, labels, title",
+        "detail, gaps, labels, question, title",
         "audit_claims: claims: expected an array of claims, got an object: the arguments are the claims "
         'document itself ({"claims": [...]}), not nested in claims',
         'audit_claims: $.detail: expected "compact" or "full", got \'everything\'',

@@ -41,6 +41,7 @@ class SubmissionIn(StrictWire):
     labels: dict[Annotated[str, Field(max_length=100)], ShortText] = {}
     answer: LongText | None = None
     title: ShortText | None = None
+    question: ShortText | None = None  # what the answer answers: a short claim is judged as its answer
 
 
 def parse(document: dict[str, Any], name: str) -> Submission:
@@ -76,4 +77,5 @@ def parse(document: dict[str, Any], name: str) -> Submission:
         labels=tuple(sorted(top.labels.items())),
         title=top.title,
         answer=top.answer,
+        question=top.question,
     )

@@ -110,6 +110,8 @@ _SUBMISSION_FIELDS = {
     "labels": "Free labels recorded with the audit (generator, retriever, corpus...).",
     "answer": "The answer's prose, if any.",
     "title": "The answer's title, if any.",
+    "question": "The question the answer answers, if any: a claim of one to three words is judged "
+    "as its answer.",
 }
 _CLAIM_FIELDS = {
     "id": "The claim's id, unique in the answer.",
