@@ -379,3 +379,29 @@ def test_an_antonym_is_read_in_the_window_and_where_the_claim_repeats_the_word()
         [Fragment("q", "The home team played the cup final at Wembley in May. They won it, not lost it.")],
     )
     assert kept.antonyms == ()
+
+
+def test_two_names_swapped_where_one_is_also_elsewhere_are_reversed() -> None:
+    evidence = (
+        "The West Virginia banking industry is governed by Senate Bill 344, and Senate Bill 563 amends "
+        "the West Virginia Credit Act."
+    )
+    swapped = featurize(
+        "The Senate Bill banking industry is governed by West Virginia 344, and Senate Bill 563 amends "
+        "the West Virginia Credit Act.",
+        [Fragment("q", evidence)],
+    )
+    assert "S_NAMES_REVERSED" in swapped.signals
+    assert featurize(evidence, [Fragment("q", evidence)]).names_reversed == ()
+
+
+def test_the_swap_probe_swaps_names_not_a_first_word_nor_items_of_one_list() -> None:
+    # "Blood" is capitalised for starting the sentence: with one name left there is nothing to swap
+    assert (
+        edit_claim("names_swapped", "Blood is red in Europe today.", "Blood is red in Europe today.") is None
+    )
+    listed = "It was trialled in Brazil, Canada and the Netherlands."
+    assert edit_claim("names_swapped", listed, listed) is None  # a list told in another order says the same
+    assert edit_claim(
+        "names_swapped", "Alice Moreau defeated Jonas Berg.", "Alice Moreau defeated Jonas Berg."
+    ) == ("Jonas Berg defeated Alice Moreau.")

@@ -446,10 +446,9 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
             and not _acronym_spelled_out(run.text, claim.text[: run.start], ev.texts)
         )
     )
-    # Each name found once (its last occurrence), a single letter ("C" of 20 °C) being none.
-    distinct = list(
-        {run.stems: run for run, at in found_in.items() if at and len("".join(run.stems)) > 1}.values()
-    )
+    # Every place of each name found ("Senate Bill 344 … Senate Bill 563"), a single letter ("C" of
+    # 20 °C) being none.
+    distinct = [run for run, at in found_in.items() if at and len("".join(run.stems)) > 1]
     if len(distinct) < 2:
         return absent, ()
     order = _NameOrder(claim, ev, where)

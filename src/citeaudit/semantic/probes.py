@@ -57,7 +57,10 @@ _AUXILIARY = frozenset(
     "is are was were has have had can could will would shall should may might must does do did".split()  # noqa: SIM905
 )
 _BATCH = 64
-_JOINING = frozenset(("and", "or", "nor", "as", "well", "both", "either", "neither", "also"))
+# The words that join the items of a list ("Brazil, Canada and the Netherlands"), articles included
+_JOINING = frozenset(
+    ("and", "or", "nor", "as", "well", "both", "either", "neither", "also", "the", "a", "an")
+)
 
 
 def _digest(text: str) -> int:
@@ -104,7 +107,9 @@ def _replace_name(claim: str, evidence: str, pool: Sequence[str]) -> str | None:
 
 
 def _swap_names(claim: str, evidence: str) -> str | None:
-    runs = _evidence_names(claim, evidence)
+    # a sentence's first word may be capitalised only for being first ("Meanwhile", "Blood"): no name
+    # alone ("Alice Moreau" starting one is)
+    runs = [run for run in _evidence_names(claim, evidence) if not run.first or len(run.stems) > 1]
     every = name_runs(claim)
     for i, a in enumerate(runs):
         for b in runs[i + 1 :]:
