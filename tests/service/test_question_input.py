@@ -4,20 +4,17 @@ read with it by the HTTP service."""
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import httpx
-import uvicorn
 
 from citeaudit.config import Config
 from citeaudit.semantic.stage import READ_WITH_QUESTION
-from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
+from citeaudit.service.http import ApiKey, ServiceSettings, hash_key
 from citeaudit.service.http.openapi import audit_schemas
 from citeaudit.service.mcp import submission_schema
 from tests.conftest import GOLDEN
+from tests.live_service import live_service
 
 KEY = "key-acme-auditor"
 
@@ -41,28 +38,11 @@ def test_the_http_claims_document_takes_the_question() -> None:
     assert "question" not in schema.get("required", [])
 
 
-def _serve(root: Path) -> tuple[uvicorn.Server, threading.Thread, str]:
+def _settings(root: Path) -> ServiceSettings:
     shutil.copytree(GOLDEN / "seed000", root / "seed")
     keys = [ApiKey(hash_key(KEY), "acme", "auditor", "acme-auditor")]
     config = Config(cache=root / "seed" / "cache", sources=root / "seed" / "sources", judge="rules")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(ServiceSettings(store=str(root / "s.db"), keys=keys, config=config)),
-            host="127.0.0.1",
-            port=port,
-            log_level="error",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    return server, thread, f"http://127.0.0.1:{port}"
+    return ServiceSettings(store=str(root / "s.db"), keys=keys, config=config)
 
 
 def test_the_http_api_reads_a_short_claim_with_the_question(tmp_path: Path) -> None:
@@ -71,14 +51,12 @@ def test_the_http_api_reads_a_short_claim_with_the_question(tmp_path: Path) -> N
              "citations": [{"doi": "10.0000/demo.1", "title": "Demo Paper on Retrieval Grounding",
                             "year": 2024, "first_author": "Ivanova", "quote": quote}]}  # fmt: skip
     question = "На сколько снизилось число неподтверждённых утверждений на сотню ответов?"
-    server, thread, url = _serve(tmp_path)
-    try:
-        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=30) as c:
-            asked = c.post("/v1/audit", json={"question": question, "claims": [claim]})
-            bare = c.post("/v1/audit", json={"claims": [claim]})
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with (
+        live_service(_settings(tmp_path)) as url,
+        httpx.Client(base_url=url, headers={"Authorization": f"Bearer {KEY}"}, timeout=30) as c,
+    ):
+        asked = c.post("/v1/audit", json={"question": question, "claims": [claim]})
+        bare = c.post("/v1/audit", json={"claims": [claim]})
     assert asked.status_code == bare.status_code == 200, (asked.text, bare.text)
     asked_verdict = asked.json()["report"]["claims"][0]["verdict"]
     bare_verdict = bare.json()["report"]["claims"][0]["verdict"]

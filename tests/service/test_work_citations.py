@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from mcp import Client, StdioServerParameters
 
 from citeaudit.config import Config
-from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
+from citeaudit.service.http import ApiKey, ServiceSettings, hash_key
 from tests.dblp_dump import sample_mirror
+from tests.live_service import live_service
 
 CLAIMS: dict[str, Any] = {
     "claims": [
@@ -66,26 +64,16 @@ def test_http_audit_of_references_without_an_identifier(mirror: Path, tmp_path: 
     settings = ServiceSettings(
         store=str(tmp_path / "s.db"), keys=[ApiKey(hash_key(key), "acme", "auditor", "acme")], config=config
     )
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    try:
-        port = server.servers[0].sockets[0].getsockname()[1]
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {key}"},
-                          timeout=30) as c:  # fmt: skip
-            posted = c.post("/v1/audit", json=CLAIMS)
-            assert posted.status_code == 200, posted.text
-            report = posted.json()["report"]
-            blank = c.post(
-                "/v1/audit", json={"claims": [{"id": "c", "text": "t", "citations": [{"title": " "}]}]}
-            )
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with (
+        live_service(settings) as url,
+        httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30) as c,
+    ):
+        posted = c.post("/v1/audit", json=CLAIMS)
+        assert posted.status_code == 200, posted.text
+        report = posted.json()["report"]
+        blank = c.post(
+            "/v1/audit", json={"claims": [{"id": "c", "text": "t", "citations": [{"title": " "}]}]}
+        )
     rows = {r["claim"]: r for r in report["results"]}
     assert rows["c1"]["findings"][0]["code"] == "I_MATCHED_BY_SEARCH"
     assert rows["c1"]["findings"][0]["suggestion"] == {"doi": "10.1162/neco.1997.9.8.1735"}

@@ -6,7 +6,6 @@ is told so in the store's own words, HTTP 409 through the service."""
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -18,12 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from citeaudit.config import Config
-from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
+from citeaudit.service.http import ApiKey, ServiceSettings, hash_key
 from citeaudit.store.evidence import Scope, StoreConflict, StoreLimits, open_store
 from tests.conftest import GOLDEN, ROOT
+from tests.live_service import live_service
 
 ALICE = Scope("acme", "alice")
 
@@ -80,31 +79,14 @@ def test_parallel_cli_adds_of_one_source_all_land(store_target: str, tmp_path: P
 KEY = "key-acme-ingester"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def service(store_target: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     seed = GOLDEN / "seed000"
     keys = [ApiKey(hash_key(KEY), "acme", "ingester", "acme-ingester")]
     config = Config(cache=seed / "cache", sources=seed / "sources")
     settings = ServiceSettings(store=store_target, keys=keys, config=config)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="error")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield f"http://127.0.0.1:{port}", store_target
-    server.should_exit = True
-    thread.join(timeout=10)
+    with live_service(settings) as url:
+        yield url, store_target
 
 
 def _client(url: str) -> httpx.Client:

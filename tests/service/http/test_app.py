@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +17,13 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeaudit.config import Config
 from citeaudit.service.http import ApiKey, ServiceSettings, create_app, hash_key
 from tests.conftest import GOLDEN, ROOT, run_cli
+from tests.live_service import live_service
 from tests.processes import stop
 
 KEYS = {
@@ -52,19 +51,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     keys = [ApiKey(hash_key(k), tenant, role, f"{tenant}-{role}") for (tenant, role), k in KEYS.items()]  # type: ignore[arg-type]
     config = Config(cache=root / "seed" / "cache", sources=root / "seed" / "sources")
     settings_ = ServiceSettings(store=str(root / "s.db"), keys=keys, config=config, max_body_bytes=200_000)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings_), host="127.0.0.1", port=port, log_level="error")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with live_service(settings_) as url:
+        yield url
 
 
 def _client(url: str, tenant: str | None = None, role: str | None = None) -> httpx.Client:
