@@ -405,3 +405,13 @@ def test_the_swap_probe_swaps_names_not_a_first_word_nor_items_of_one_list() -> 
     assert edit_claim(
         "names_swapped", "Alice Moreau defeated Jonas Berg.", "Alice Moreau defeated Jonas Berg."
     ) == ("Jonas Berg defeated Alice Moreau.")
+
+
+def test_a_short_answer_read_with_its_question_is_no_reversal() -> None:
+    # the semantic stage reads a claim of one to three words as "{question} {claim}"
+    read = "Who defeated Jonas Berg? Alice Moreau"
+    found = featurize(read, [Fragment("q", "Alice Moreau defeated Jonas Berg in the final.")])
+    assert found.names_reversed == ()
+    assert make_judge("learned:lexical").judge(
+        read, [Fragment("q", "Alice Moreau defeated Jonas Berg.")]
+    ).label == ("entailed")
