@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 
 from citeaudit.model import Citation, Passage, TextRead, Verdict
 from citeaudit.semantic.interface import Fragment, Judge
-from citeaudit.semantic.signals import HAN_RE, WORD_RE
 from citeaudit.sources.cited import CitedText
 
 __all__ = [
@@ -56,6 +55,10 @@ SHORT_CLAIM_WORDS = 3  # a claim of at most this many words is read with the que
 def claim_words(text: str) -> int:
     """The words of a claim as the judges count them: ``WORD_RE``'s words, a run of Han characters
     as its character bigrams (``法国的首都是巴黎`` is seven, ``巴黎`` one)."""
+    # read here, not at import: the stage is imported at start-up, and `check --judge none` never
+    # judges a claim (tests/cli/test_startup.py holds it to what it uses)
+    from citeaudit.semantic.signals import HAN_RE, WORD_RE
+
     count = 0
     for word in WORD_RE.findall(text):
         count += max(1, len(word) - 1) if word[0] >= "\u3400" and HAN_RE.fullmatch(word) else 1
@@ -100,7 +103,11 @@ class Reading:
 def reading_of(claim: str, question: str | None) -> Reading | None:
     """The claim read with its answer's question when it has one to three words
     (``SHORT_CLAIM_WORDS``) and the question has a word; None: the claim is read as it is."""
-    if question is None or not WORD_RE.search(question) or not 1 <= claim_words(claim) <= SHORT_CLAIM_WORDS:
+    if question is None or not 1 <= claim_words(claim) <= SHORT_CLAIM_WORDS:
+        return None
+    from citeaudit.semantic.signals import WORD_RE
+
+    if not WORD_RE.search(question):
         return None
     return Reading(question.strip(), claim)
 
