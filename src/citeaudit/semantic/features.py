@@ -16,6 +16,7 @@ one); :data:`FEATURE_SET` is the version a model file must name.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -859,7 +860,7 @@ def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]
 
 def _index(claim: _Claim, token: _Token) -> int:
     """The word index of a claim token among the claim's words (as :func:`_placed_names` counts)."""
-    return sum(1 for m in WORD_RE.finditer(claim.text) if m.start() < token.start)
+    return bisect.bisect_left(claim.word_starts, token.start)
 
 
 def _in_its_place(
@@ -927,6 +928,7 @@ class _Claim:
     word_set: frozenset[str]
     text: str
     names: tuple[NameRun, ...]
+    word_starts: tuple[int, ...]  # where each of its words (WORD_RE) starts
 
 
 @lru_cache(maxsize=4096)
@@ -950,6 +952,7 @@ def _claim(claim: str) -> _Claim:
         word_set=frozenset(words.tokens),
         text=claim,
         names=name_runs(claim),
+        word_starts=tuple(m.start() for m in WORD_RE.finditer(claim)),
     )
 
 
