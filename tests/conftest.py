@@ -69,6 +69,16 @@ def cli() -> Any:
     return run_cli
 
 
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A test's own working folder, the current directory, with no CITEAUDIT_ variable set: a command run
+    there reads and writes only what the test puts in it."""
+    monkeypatch.chdir(tmp_path)
+    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
+        monkeypatch.delenv(var)
+    return tmp_path
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Any:
     """One throwaway cluster for the whole session, stopped at the end."""

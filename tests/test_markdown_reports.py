@@ -30,14 +30,6 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("CITEAUDIT_")}
 
 
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
-        monkeypatch.delenv(var)
-    return tmp_path
-
-
 @pytest.fixture(scope="module")
 def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sample_mirror(tmp_path_factory.mktemp("mirror"))

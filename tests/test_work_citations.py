@@ -52,14 +52,6 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sample_mirror(tmp_path_factory.mktemp("mirror"))
 
 
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
-        monkeypatch.delenv(var)
-    return tmp_path
-
-
 def _check(*args: str | Path) -> tuple[int, dict[str, Any]]:
     result = run_cli("check", *args, "--offline", "--judge", "none", "--out", "report.json")
     assert result.code in (0, 1, 3), result.stderr

@@ -4,10 +4,7 @@ where each came from), read and checked against a mirror in DBLP's form."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-
-import pytest
 
 from citeaudit.formats import load_submission
 from citeaudit.model import WorkSource
@@ -24,14 +21,6 @@ def test_a_dblp_export_of_a_corr_record_is_its_arxiv_id() -> None:
     assert (source.kind, source.identifier) == ("arxiv", "10.48550/arXiv.1905.00546")
     assert source.authors[:2] == ("I. Zeki Yalniz", "Hervé Jégou")
     assert source.container == "CoRR"
-
-
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
-        monkeypatch.delenv(var)
-    return tmp_path
 
 
 def test_semantic_scholars_journal_arxiv_is_a_preprint_citation_not_a_type_error(here: Path) -> None:

@@ -5,7 +5,6 @@ entry reads as, its fields, its kind of work and its identifier, and a check aga
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -244,14 +243,6 @@ def test_an_arxiv_venue_without_an_id_is_searched(tmp_path: Path, journal: str) 
 
 
 # -- checked against a mirror in DBLP's form -----------------------------------------------------
-
-
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
-        monkeypatch.delenv(var)
-    return tmp_path
 
 
 def test_google_scholar_zotero_and_better_biblatex_entries_checked_against_dblp(here: Path) -> None:

@@ -189,14 +189,6 @@ def test_every_correct_form_of_the_venue_agrees_and_another_venue_does_not(mirro
     assert not venue_agrees("NeurIPS", hpc)
 
 
-@pytest.fixture
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for var in [v for v in os.environ if v.startswith("CITEAUDIT_")]:
-        monkeypatch.delenv(var)
-    return tmp_path
-
-
 _CITED = [
     {"title": "Attention is All you Need", "year": 2017, "first_author": "Vaswani", "container": "NeurIPS 2017"},
     {"title": "Attention is All you Need", "year": 2017, "first_author": "Vaswani", "container": "ICML"},
