@@ -193,18 +193,20 @@ def units_committed(mirror: Path) -> int:
     return int(row[0] or 0)
 
 
-def import_killed_midway(dump: Path, mirror: Path) -> tuple[list[str], dict[str, str]]:
-    """Start ``citeaudit mirror import`` of ``dump`` into ``mirror`` in a process of its own, kill
-    it (SIGKILL) once 2,000 units are committed, and give back the command and environment that
-    rerun it."""
+def import_killed_midway(
+    dump: Path, mirror: Path, *, dump_format: str = "dblp", batch: int = 500, after: int = 2_000
+) -> tuple[list[str], dict[str, str]]:
+    """Start ``citeaudit mirror import`` of ``dump`` (a file or a folder of ``dump_format``) into
+    ``mirror`` in a process of its own, kill it (SIGKILL) once ``after`` units are committed, and give
+    back the command and environment that rerun it."""
     from tests.conftest import ROOT
 
-    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "dblp", str(dump),
-               "--mirror", str(mirror), "--batch", "500"]  # fmt: skip
+    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", dump_format, str(dump),
+               "--mirror", str(mirror), "--batch", str(batch)]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while units_committed(mirror) < 2_000 and child.poll() is None and time.monotonic() < deadline:
+    while units_committed(mirror) < after and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert child.poll() is None, "the import ended before it could be killed"
     child.send_signal(signal.SIGKILL)

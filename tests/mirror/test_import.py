@@ -6,19 +6,16 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from citeaudit.mirror import SqliteStore, open_mirror
 from citeaudit.resolve.indexes.interface import WorkQuery
-from tests.conftest import ROOT, run_cli
-from tests.dblp_dump import import_killed_midway, units_committed
+from tests.conftest import run_cli
+from tests.dblp_dump import import_killed_midway
 from tests.mirror.dumps import DATA, works, write_crossref, write_dblp
 
 
@@ -55,16 +52,7 @@ def test_kill_9_mid_import_of_many_files_then_rerun(tmp_path: Path) -> None:
     folder = tmp_path / "crossref"
     write_crossref(folder, 12_000, per_file=400)  # 30 files: a transaction spans several
     mirror = tmp_path / "m.sqlite"
-    command = [sys.executable, "-m", "citeaudit", "mirror", "import", "--format", "crossref", str(folder),
-               "--mirror", str(mirror), "--batch", "1000"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while units_committed(mirror) < 400 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child.poll() is None, "the import ended before it could be killed"
-    child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    command, env = import_killed_midway(folder, mirror, dump_format="crossref", batch=1000, after=400)
     store = SqliteStore(mirror)
     before = store.sources()
     committed = store.counts().get("crossref", 0)
