@@ -56,7 +56,7 @@ def test_the_sentence_holding_each_name_is_the_one_sharing_most_words() -> None:
 def test_the_feature_sets_a_model_may_name() -> None:
     lexical, both = FEATURE_SETS.values()
     assert both == (*lexical, "meaning_sentence", "meaning_window", "meaning_names", "meaning_negation")
-    assert ENCODER_FEATURE_SET == "lexical-4+minilm-1"
+    assert ENCODER_FEATURE_SET == "lexical-5+minilm-1"
     assert set(meaning.DIRECTIONS.values()) == {1}
 
 

@@ -86,7 +86,7 @@ def test_train_prints_the_cross_validated_figures_and_the_model_works(
                         "--no-abstain")  # fmt: skip
     data: dict[str, Any] = json.loads(evaluated.stdout)
     assert data["coverage"] == 1.0  # no abstention
-    assert data["judge"]["prompt_version"] == "learned-5-no-abstain"
+    assert data["judge"]["prompt_version"] == "learned-6-no-abstain"
     assert [row["pairs"] for row in data["calibration"]]
     assert sum(r["pairs"] for r in data["calibration"]) == 300
 
@@ -216,7 +216,7 @@ def test_a_model_reading_the_encoder_is_the_same_bytes_twice(tmp_path: Path) -> 
     first = (tmp_path / "m0.json").read_bytes()
     assert (tmp_path / "m4242.json").read_bytes() == first
     doc = json.loads(first)
-    assert (doc["feature_set"], doc["training"]["encoder"]) == ("lexical-4+minilm-1", "all-MiniLM-L6-v2")
+    assert (doc["feature_set"], doc["training"]["encoder"]) == ("lexical-5+minilm-1", "all-MiniLM-L6-v2")
     assert doc["features"][-4:] == ["meaning_sentence", "meaning_window", "meaning_names", "meaning_negation"]
     judged = run_cli(
         "eval", "--dataset", "attribution-bench", data, "--judge", f"learned:{tmp_path / 'm0.json'}"
@@ -231,4 +231,4 @@ def test_a_feature_left_out_must_be_one_of_the_set() -> None:
 
     with pytest.raises(ConfigError) as raised:
         train_model([], without=["meaning_window"])
-    assert str(raised.value) == "judge train: no feature 'meaning_window' in feature set 'lexical-4'"
+    assert str(raised.value) == "judge train: no feature 'meaning_window' in feature set 'lexical-5'"

@@ -225,6 +225,8 @@ def _pairs() -> list[Pair]:
         Pair("p3", "Construction will cost 42 million pounds.", (Fragment("q", _DOCUMENT),), "entailed"),
         Pair("p4", "The winning design was drawn by Maria Lopez of Plymouth.",
              (Fragment("q", _DOCUMENT),), "entailed"),
+        # against its one sentence, the negated claim gets past the probability alone
+        Pair("p5", _RIGHT["c1"], (Fragment("q", _RIGHT["c1"]),), "entailed"),
     ]  # fmt: skip
 
 
@@ -415,3 +417,157 @@ def test_a_short_answer_read_with_its_question_is_no_reversal() -> None:
     assert make_judge("learned:lexical").judge(
         read, [Fragment("q", "Alice Moreau defeated Jonas Berg.")]
     ).label == ("entailed")
+
+
+def test_a_denial_the_claim_shares_with_another_sentence_of_the_window_is_no_veto() -> None:
+    # the passage's sentence is split at the semicolon: the best one is the half without "not"
+    evidence = (
+        "Injection wells take the wastewater. It is not the fracking process itself that causes these "
+        "earthquakes; it is the rapid injection of fluid during wastewater disposal."
+    )
+    told = _signals(
+        "It is not the fracking process itself that causes these earthquakes; it is the rapid injection "
+        "of fluid during wastewater disposal.",
+        evidence,
+    )
+    assert "S_NEGATION_ONE_SIDED" not in told
+    assert "S_NEGATION_ADDED" not in told
+    # the window denies something else: the claim's own denial is still one-sided
+    assert "S_NEGATION_ONE_SIDED" in _signals(
+        "The rapid injection of fluid during wastewater disposal does not cause these earthquakes.",
+        "Injection wells do not take the fracking fluid. The rapid injection of fluid during wastewater "
+        "disposal causes these earthquakes.",
+    )
+
+
+def test_a_number_or_a_clause_mark_is_no_place_a_name_was_taken_from() -> None:
+    evidence = (
+        "Mark England appointed as Team GB's Chef de Mission 29 April 2014. The association confirmed that "
+        "Mark England has been appointed Team GB's Chef de Mission for the Rio 2016 Olympic Games."
+    )
+    right = featurize(
+        "He was Chef de Mission of Team GB at the 2016 Olympics, being appointed on 29 April 2014.",
+        [Fragment("q", evidence)],
+    )
+    assert right.names_replaced == ()
+    # the name beside the same word of the same clause is still one taken from elsewhere
+    wrong = featurize(
+        "The winning design was drawn by Alice Moreau of Plymouth.",
+        [Fragment("q", "Alice Moreau won the cup. The winning design was drawn by Maria Lopez of Plymouth.")],
+    )
+    assert wrong.names_replaced == (("Alice Moreau", "Maria Lopez"),)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "absent"),
+    [
+        ("In its advisory opinion on nuclear weapons (ICJ) the Court found their use generally contrary to "
+         "international law.", ()),
+        ("In its advisory opinion on nuclear weapons the International Court found their use generally "
+         "contrary to international law.", ("Justice",)),
+    ],
+)  # fmt: skip
+def test_a_word_of_an_expansion_is_found_where_the_evidence_has_its_acronym(
+    evidence: str, absent: tuple[str, ...]
+) -> None:
+    found = featurize(
+        "The International Court of Justice (ICJ) found the use of nuclear weapons generally contrary to "
+        "international law.",
+        [Fragment("q", evidence)],
+    )
+    assert found.names_absent == absent
+
+
+def test_a_full_stop_with_no_space_after_it_starts_a_sentence() -> None:
+    runs = name_runs("It helps address unhealthy patterns.Both sides agree in Paris.")
+    assert [(run.text, run.first) for run in runs] == [("Both", True), ("Paris", False)]
+    # after a capital or within a word's name it is no full stop
+    assert [(run.text, run.first) for run in name_runs("It is in the U.K.Army and on Node.Js now")] == [
+        ("U", False),
+        ("K", False),
+        ("Army", False),
+        ("Node", False),
+        ("Js", False),
+    ]
+
+
+def test_the_passage_name_probe_never_puts_a_names_acronym_for_it() -> None:
+    evidence = "They need a tourist card (or FMM - Forma Migratoria Múltiple) upon arrival at Cancun Airport."
+    edited = edit_claim("name_from_passage", "They need a tourist card (FMM) upon arrival.", evidence)
+    assert edited == "They need a tourist card (Cancun Airport) upon arrival."
+
+
+def test_a_claim_telling_two_names_in_both_orders_reverses_neither() -> None:
+    evidence = (
+        "The House was meant to be the most democratic of the institutions. The Senate was designed by "
+        "the framers as an elite body that would act as a check on the House."
+    )
+    both = featurize(
+        "The House was designed to be democratic, while the Senate was intended to act as a check on the House.",
+        [Fragment("q", evidence)],
+    )
+    assert both.names_reversed == ()
+    # told in one order only, the other way round from the evidence: a reversal
+    one = featurize(
+        "The House was designed by the framers as an elite body that would act as a check on the Senate.",
+        [Fragment("q", evidence)],
+    )
+    assert one.names_reversed == (("House", "Senate"),)
+
+
+@pytest.mark.parametrize(
+    ("claim", "absent"),
+    [
+        ("It was later villainized in the film Madagascar 3: Europe's Most Wanted.", ()),  # one letter away
+        # two letters away is another name
+        ("It was later villainized in the film Madagascar 3: Europa's Most Wanted.", ("Europa's Most Wanted",)),
+        ("It was later villainized in the film Madagascar 3: Asia's Most Wanted.", ("Asia's Most Wanted",)),
+        # a short word one letter away is another name
+        ("It was later villainized in the film Madagascar 3: Euro's Most Wanted.", ("Euro's Most Wanted",)),
+    ],
+)  # fmt: skip
+def test_a_long_name_word_misspelt_by_one_letter_in_the_source_is_found(
+    claim: str, absent: tuple[str, ...]
+) -> None:
+    evidence = "It was later villainized in the 2012 film Madagascar 3: Euroupe's Most Wanted."
+    assert featurize(claim, [Fragment("q", evidence)]).names_absent == absent
+
+
+def test_a_name_put_where_the_passage_has_another_of_the_claims_names_on_both_sides_is_replaced() -> None:
+    evidence = (
+        "Norway agreed to the plan. The council linked the funding of schools for Danes to a tax paid by "
+        "Danes themselves."
+    )
+    wrong = featurize(
+        "The council linked the funding of schools for Danes to a tax paid by Norway themselves.",
+        [Fragment("q", evidence)],
+    )
+    assert wrong.names_replaced == (("Norway", "Danes"),)
+    right = "The council linked the funding of schools for Danes to a tax paid by Danes themselves."
+    assert featurize(right, [Fragment("q", evidence)]).names_replaced == ()
+
+
+def test_a_name_after_a_copula_stands_where_the_passage_has_a_name_before_it() -> None:
+    evidence = (
+        "When the Romans took over Europe, Germania was the Latin term for the land of the Teutonic tribes. "
+        "Bohemia lay to the east."
+    )
+    claim = "When the Romans took over Europe, the Latin term for the land of the Teutonic tribes was {}."
+    assert featurize(claim.format("Bohemia"), [Fragment("q", evidence)]).names_replaced == (
+        ("Bohemia", "Germania"),
+    )
+    assert featurize(claim.format("Germania"), [Fragment("q", evidence)]).names_replaced == ()
+
+
+def test_a_claim_dropping_an_item_of_a_list_puts_no_name_in_anothers_place() -> None:
+    evidence = "The chain runs stores in the United States, Canada, Puerto Rico and the Virgin Islands."
+    dropped = featurize(
+        "The chain runs stores in Canada, Puerto Rico and the Virgin Islands.", [Fragment("q", evidence)]
+    )
+    assert dropped.names_replaced == ()
+    # a name from outside the list, put where a listed one stands, is still one taken from elsewhere
+    other = featurize(
+        "The chain runs stores in Toronto, Puerto Rico and the Virgin Islands.",
+        [Fragment("q", evidence + " Its head office is in Toronto.")],
+    )
+    assert other.names_replaced == (("Toronto", "United States"),)

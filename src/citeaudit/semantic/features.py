@@ -27,6 +27,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
+from rapidfuzz.distance import Levenshtein
+
 from citeaudit.checks.numbers import NumberMention
 from citeaudit.semantic.antonyms import antonyms_of, base_forms
 from citeaudit.semantic.interface import Fragment
@@ -46,7 +48,7 @@ from citeaudit.semantic.signals import (
 
 __all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
 
-FEATURE_SET = "lexical-4"
+FEATURE_SET = "lexical-5"
 
 # (name, one-line definition), in the order of the model's weights.
 FEATURES: tuple[tuple[str, str], ...] = (
@@ -353,6 +355,7 @@ class NameRun(NamedTuple):
     first: bool  # it starts a sentence (its capital may be only the sentence's)
 
 
+_GLUED_STOPS = frozenset((".", "!", "?"))
 _SENTENCE_GAP_RE = re.compile(r"[.!?]\s|[\n。！？]")
 # Words that join the items of a list: "A and B" told as "B and A" says the same.
 _COORDINATORS = frozenset(("and", "or", "nor", "as", "well", "both", "either", "neither", "also"))
@@ -395,13 +398,22 @@ def name_runs(text: str) -> tuple[NameRun, ...]:
             runs.append(NameRun(start, end, text[start:end], stems, first and lead == 0))
 
     previous_end = -1
+    previous = ""
     for m in WORD_RE.finditer(text):
         gap = text[max(previous_end, 0) : m.start()]
-        starts_sentence = previous_end < 0 or bool(_SENTENCE_GAP_RE.search(gap))
+        # a full stop with no space after a lower-case word ("patterns.This") ends a sentence too: text
+        # taken from web pages loses the space
+        starts_sentence = (
+            previous_end < 0
+            or bool(_SENTENCE_GAP_RE.search(gap))
+            or (gap in _GLUED_STOPS and previous.isalpha() and previous.islower() and len(previous) > 1)
+        )
         previous_end = m.end()
+        previous = m.group()
         # A capitalised word glued to a digit is a formula or a code (CO2, G7), no name.
         capital = m.group()[0].isupper() and not text[m.end() : m.end() + 1].isdigit()
-        if words and (not capital or gap.strip(" ") or starts_sentence):
+        # capitalised words joined by a hyphen are one name ("Sixty-Six Books", "Neo-Babylonian Empire")
+        if words and (not capital or (gap.strip(" ") and gap != "-") or starts_sentence):
             close()
             words = []
         if capital:
@@ -445,6 +457,8 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
             and not run.first
             and not _dotted_letter(claim.text, run)
             and not _acronym_spelled_out(run.text, claim.text[: run.start], ev.texts)
+            and not _spelled_out_acronym_found(claim.text, run, ev.texts)
+            and not _misspelt_in(run, ev)
         )
     )
     # Every place of each name found ("Senate Bill 344 … Senate Bill 563"), a single letter ("C" of
@@ -456,9 +470,49 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
     reversed_pairs = tuple(
         (a.text, b.text)
         for a, b in itertools.combinations(distinct, 2)  # in the claim's order
-        if not set(a.stems) & set(b.stems) and order.reversed(a, b)
+        if not set(a.stems) & set(b.stems) and not _told_both_ways(a, b, claim.names) and order.reversed(a, b)
     )
     return absent, reversed_pairs
+
+
+_MISSPELT_LENGTH = 6  # a name's word this long is the evidence's word one letter away ("Euroupe's")
+
+
+def _misspelt_in(run: NameRun, ev: _Evidence) -> set[int]:
+    """The fragments holding every word of the name capitalised, a long word (six letters or more)
+    also one letter away: "Europe's Most Wanted" against a source's "Euroupe's Most Wanted"."""
+    owners: list[set[int]] = []
+    for word in (_bare(w) for w in WORD_RE.findall(run.text)):
+        if word in STOPWORDS:
+            continue
+        near = set(ev.capitalised.get(word, ()))
+        if len(word) >= _MISSPELT_LENGTH:
+            for other, at in ev.capitalised.items():
+                if abs(len(other) - len(word)) <= 1 and _near(word, other):
+                    near |= at
+        if not near:
+            return set()
+        owners.append(near)
+    return set.intersection(*owners) if owners else set()
+
+
+def _bare(word: str) -> str:
+    return word.casefold().removesuffix("'s").removesuffix("’s")
+
+
+def _near(word: str, other: str) -> bool:
+    if word == other:
+        return True
+    long_enough = min(len(word), len(other)) >= _MISSPELT_LENGTH
+    return long_enough and Levenshtein.distance(word, other, score_cutoff=1) <= 1
+
+
+def _told_both_ways(a: NameRun, b: NameRun, runs: Sequence[NameRun]) -> bool:
+    """Whether the claim also has ``b`` before ``a`` or ``a`` after ``b`` ("The House … while the
+    Senate … a check on the House"): it tells the two in both orders, so no order is reversed."""
+    return any(r.stems == b.stems and r.end <= a.start for r in runs) or any(
+        r.stems == a.stems and r.start >= b.end for r in runs
+    )
 
 
 _ABBREVIATION_RE = re.compile(r"(?:[A-Z][.*&/]\s?)+(?:[A-Z](?![a-z]))?")
@@ -520,6 +574,24 @@ def _acronym_spelled_out(name: str, before: str, evidence: Sequence[str]) -> boo
             span = capitals[k : k + len(letters)]
             if all(w[0].isupper() for w in span) and _initials(span) == letters:
                 return True
+    return False
+
+
+_PARENTHESISED_ACRONYM_RE = re.compile(r"\(([A-Z]{2,8})s?\)")
+_EXPANSION_REACH = 80  # characters from a name to the parenthesis of the acronym it is part of
+
+
+def _spelled_out_acronym_found(claim: str, run: NameRun, evidence: Sequence[str]) -> bool:
+    """Whether the name is a word of an expansion the claim gives its acronym after ("Justice" of
+    "International Court of Justice (ICJ)") and an evidence sentence has that acronym: the evidence
+    names the same thing by its letters."""
+    for m in _PARENTHESISED_ACRONYM_RE.finditer(claim, run.end, run.end + _EXPANSION_REACH):
+        before = claim[: m.start()]
+        between = len(WORD_RE.findall(claim, run.end, m.start()))
+        if between >= len(m.group(1)) or not _spells(m.group(1).casefold(), before):
+            continue  # only the expansion's other words may stand between the name and its acronym
+        acronym = re.compile(r"\b" + re.escape(m.group(1)) + r"\b")
+        return any(acronym.search(sentence) for sentence in evidence)
     return False
 
 
@@ -665,6 +737,7 @@ class _NameOrder:
 
 
 _ARTICLES = frozenset(("the", "a", "an"))
+_COPULAS = frozenset(("is", "are", "was", "were"))
 _ARGUMENT_GAP = 4  # at most this many words between two names that are the two sides of one verb
 _LOWER = (False, "")  # a word that is no part of a name, as _NameOrder.sentence reads it
 
@@ -729,16 +802,22 @@ def _negated_near(words: Words, shared: AbstractSet[str]) -> bool:
     no negation. Han text has no words to count: any cue there is a negation."""
     if not words.folded.isascii() and any(cue in words.folded for cue in NEGATION_CUES.han):
         return True
+    return bool(_denied(words) & shared)
+
+
+def _denied(words: Words) -> set[str]:
+    """The stems of the words a negation cue of the text can deny: the few words after each cue ("not
+    only" denies nothing)."""
     tokens = words.tokens
+    out: set[str] = set()
     for k, token in enumerate(tokens):
         if token not in NEGATION_CUES.words and not token.endswith("n't"):
             continue
         after = tokens[k + 1 : k + 1 + _NEGATION_SCOPE]
         if token == "not" and after and after[0] in _NOT_NEGATING:
             continue
-        if any(w[:STEM] in shared for w in after):
-            return True
-    return False
+        out.update(w[:STEM] for w in after)
+    return out
 
 
 def _negations(words: Words) -> int:
@@ -795,8 +874,8 @@ def _antonyms(
 
 def _context(words: Sequence[str], named: Sequence[bool], lo: int, hi: int) -> tuple[set[str], set[str]]:
     """The words that mark where the name of words ``[lo, hi)`` stands, on each side: the word right
-    beside it (an article, a name's word or a sentence's edge is none) and the nearest content word
-    within three words (stems)."""
+    beside it (an article, a name's word or a sentence's edge is none) and the nearest
+    content word within three words (stems), a number being none."""
 
     def pick(order: Sequence[int]) -> set[str]:
         out: set[str] = set()
@@ -804,9 +883,11 @@ def _context(words: Sequence[str], named: Sequence[bool], lo: int, hi: int) -> t
             if named[k]:
                 break
             w = words[k]
+            if w.isdigit():
+                continue  # a number marks no place: "Team GB at the 2016 Olympics", "Rio 2016"
             if n == 0 and w not in _ARTICLES:
                 out.add(w)
-            if w not in STOPWORDS and (len(w) >= 3 or w.isdigit()):
+            if w not in STOPWORDS and len(w) >= 3:
                 out.add(w[:STEM])
                 break
         return out
@@ -852,7 +933,9 @@ def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]
         drawn = [j for j, shared in enumerate(shares) if shared == top]
         texts = [ev.texts[j] for j in drawn]
         before, after = _context(c_words, c_named, lo, hi)
-        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after)
+        # "X was Y" says "Y was X": a name right after a copula stands where a name right before it does
+        turned = {c_words[lo - 1]} & _COPULAS if lo else set()
+        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after, turned)
         if other is not None and not mine:
             found.append((run.text, other))
     return tuple(found)
@@ -869,24 +952,53 @@ def _in_its_place(
     claim_capitals: AbstractSet[str],
     before: set[str],
     after: set[str],
+    turned: AbstractSet[str] = frozenset(),
 ) -> tuple[bool, str | None]:
     """Whether these sentences have the name ``stems`` beside a word of ``before`` (on its left) or of
-    ``after`` (on its right), and the first other name, one the claim lacks, that they have there."""
+    ``after`` (on its right), and the first other name that they have there: one the claim lacks, or,
+    beside its words on both sides, one the claim has elsewhere ("paid by Africans themselves" for
+    "paid by Act themselves"). ``turned``: a copula right before the claim's name, matched on the other
+    name's right."""
     mine, other = False, None
     for sentence in texts:
         runs = name_runs(sentence)
         s_words, s_named, s_spans = _placed_names(sentence, runs)
+        own = [span for run, span in zip(runs, s_spans, strict=True) if set(stems) <= set(run.stems)]
         for run, span in zip(runs, s_spans, strict=True):
             if len("".join(run.stems)) <= 1:
                 continue
             o_before, o_after = _context(s_words, s_named, *span)
-            if not (before & o_before or after & o_after):
+            left, right = bool(before & o_before), bool(after & o_after or turned & o_after)
+            if not (left or right):
                 continue
-            if run.stems == stems:
+            if set(stems) <= set(run.stems):  # the name itself, or within a longer one ("Zinta's Kings XI")
                 mine = True
-            elif other is None and not run.first and not set(run.stems) & claim_capitals:
+            elif (
+                other is None
+                and _may_stand_for(run, stems, claim_capitals, both_sides=left and right)
+                and not any(_one_list(s_words, s_named, span, at) for at in own)
+            ):
                 other = run.text
     return mine, other
+
+
+def _one_list(words: Sequence[str], named: Sequence[bool], a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether two names of a sentence are items of one list: only names, joining words and articles
+    between them ("the United States, Canada, Puerto Rico": a claim naming Canada first dropped an
+    item, it put no name in another's place)."""
+    lo, hi = (a[1], b[0]) if a[0] < b[0] else (b[1], a[0])
+    return all(named[k] or words[k] in _COORDINATORS or words[k] in _ARTICLES for k in range(lo, hi))
+
+
+def _may_stand_for(
+    run: NameRun, stems: tuple[str, ...], claim_capitals: AbstractSet[str], *, both_sides: bool
+) -> bool:
+    """Whether another name of the passage may be the one a claim's name was put for: not starting its
+    sentence, sharing no word with the claim's name, and one the claim lacks — or has elsewhere, where it
+    sits beside the claim's words on both sides."""
+    if run.first or set(run.stems) & set(stems):
+        return False
+    return both_sides or not set(run.stems) & claim_capitals
 
 
 class _Evidence:
@@ -908,6 +1020,19 @@ class _Evidence:
                 self.sequence.append(sequence)
                 self.terms.append(set(sequence))
         self.all_terms: set[str] = set().union(*self.terms) if self.terms else set()
+        self._capitalised: dict[str, set[int]] | None = None
+
+    @property
+    def capitalised(self) -> dict[str, set[int]]:
+        """Each capitalised word (casefolded, without a possessive 's) and the fragments having it; read
+        only for a claim with a name no fragment has."""
+        if self._capitalised is None:
+            self._capitalised = {}
+            for text, owner in zip(self.texts, self.owner, strict=True):
+                for word in WORD_RE.findall(text):
+                    if word[0].isupper():
+                        self._capitalised.setdefault(_bare(word), set()).add(owner)
+        return self._capitalised
 
 
 @dataclass(frozen=True, slots=True)
@@ -1051,9 +1176,17 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
     # One side denies, the other does not ("did not win" cited for "won"); the best sentence's negation
     # counts where it denies a word the claim has, not elsewhere in a long sentence.
     shared = claim_terms & ev.terms[best_i] if best_i >= 0 else frozenset()
-    negation = bool(best_words.folded) and (
-        _negated_near(side.words, claim_terms) != _negated_near(best_words, shared)
-    )
+    claim_denies = _negated_near(side.words, claim_terms)
+    negation = bool(best_words.folded) and claim_denies != _negated_near(best_words, shared)
+    told_nearby = False
+    if negation and claim_denies:
+        # the claim's own denial told by another sentence of the window ("it is not the fracking
+        # itself; it is the injection", the best sentence being the second half): that sentence denies
+        # most of what the claim denies
+        denied = _denied(side.words) & claim_terms
+        enough = max(2, math.ceil(len(denied) * 2 / 3))
+        told_nearby = any(len(_denied(ev.words[j]) & denied) >= enough for j in window if j != best_i)
+        negation = not told_nearby
     claim_absolutes = side.absolutes
     absolute = bool(claim_absolutes) and bool(claim_absolutes - ABSOLUTE_CUES.find(Words.joined(ev.words)))
     hardened = bool(HEDGE_CUES.find(best_words)) and not side.hedged
@@ -1079,7 +1212,9 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         side.word_set & _REPORTED or _REPORTED_RE.search(side.words.folded)
     )
     # Both negated, the claim more often ("had no idea" -> "had not no idea"): a negation added.
-    added = side.negated and not negation and _negations(side.words) > _negations(best_words)
+    added = (
+        side.negated and not negation and not told_nearby and _negations(side.words) > _negations(best_words)
+    )
     signals += tuple(
         code
         for code, raised in (

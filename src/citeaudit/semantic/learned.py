@@ -57,7 +57,7 @@ MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
 # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds; 4: number words, antonyms,
 # a name put in another's place, reported speech, names reversed only around a shared word
-PROMPT_VERSION = "learned-5"
+PROMPT_VERSION = "learned-6"
 _REASONS = 3
 
 #: The feature sets a model file may name, each with its features in order: the lexical features alone

@@ -5,7 +5,7 @@ Each is a cosine of two texts as the sentence encoder of :mod:`citeaudit.semanti
 its best window, the sentence holding each of its names), and the claim against the same claim with an
 edit that makes it wrong. They are added after the lexical features of
 :mod:`citeaudit.semantic.features`; a model trained with them names the feature set
-``lexical-4+minilm-1`` and needs the extra to run.
+``lexical-5+minilm-1`` and needs the extra to run.
 
 Deterministic: each text is encoded alone (no padding, so a text's vector never depends on the texts
 beside it), its numbers rounded to six decimals by the encoder, and each cosine to four; the vectors

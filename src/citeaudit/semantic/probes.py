@@ -17,7 +17,8 @@ Each edit is deterministic and made only where it applies:
 - ``antonym``: a word of the claim that the evidence has replaced by its WordNet antonym (its base
   form: "won" by "lose", "largest" by "small"), one the evidence does not have;
 - ``name_from_passage``: a name of the claim that the evidence has replaced by another name of the
-  same evidence that the claim does not have (the name a careless writer takes from the next line).
+  same evidence that the claim does not have (the name a careless writer takes from the next line),
+  never the name's acronym or its expansion ("FMM", "Forma Migratoria Múltiple"), which names the same.
 
 Survival is the share of the pairs the judge calls ``entailed`` unedited that it still calls
 ``entailed`` after the edit. A judge a reader could trust keeps it near zero: each edited claim says
@@ -182,6 +183,17 @@ def _antonym(claim: str, evidence: str) -> str | None:
     return None
 
 
+def _initials(name: str) -> str:
+    return "".join(w[0] for w in WORD_RE.findall(name)).casefold()
+
+
+def _one_spells(a: str, b: str) -> bool:
+    """Whether one name is the other's acronym ("FMM", "Forma Migratoria Múltiple"): the same thing."""
+    return (len(a) > 1 and a.isupper() and _initials(b) == a.casefold()) or (
+        len(b) > 1 and b.isupper() and _initials(a) == b.casefold()
+    )
+
+
 def _name_from_passage(claim: str, evidence: str) -> str | None:
     runs = [run for run in _evidence_names(claim, evidence) if not run.first]
     if not runs:
@@ -189,7 +201,14 @@ def _name_from_passage(claim: str, evidence: str) -> str | None:
     run = runs[_digest(claim) % len(runs)]
     mine = _stems(claim)
     others = sorted(
-        {r.text for r in name_runs(evidence) if not r.first and len(r.text) > 2 and not set(r.stems) & mine}
+        {
+            r.text
+            for r in name_runs(evidence)
+            if not r.first
+            and len(r.text) > 2
+            and not set(r.stems) & mine
+            and not _one_spells(run.text, r.text)
+        }
     )
     if not others:
         return None

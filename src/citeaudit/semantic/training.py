@@ -365,7 +365,7 @@ def train_model(
     included (``vetoes=False``: of the probability alone, to measure what they change).
 
     ``encoder_features``: the sentence encoder's features (:mod:`citeaudit.semantic.meaning`) after the
-    lexical ones (feature set ``lexical-4+minilm-1``; needs the ``encoder`` extra); ``encodings``: the
+    lexical ones (feature set ``lexical-5+minilm-1``; needs the ``encoder`` extra); ``encodings``: the
     vectors already computed, shared between trainings. ``without``: features held at weight 0 (to
     measure what each adds by the nested cross-validation); ``rows``: the pairs' features kept from an
     earlier training (filled with those computed here)."""
