@@ -423,11 +423,12 @@ def test_a_denial_the_claim_shares_with_another_sentence_of_the_window_is_no_vet
     # the passage's sentence is split at the semicolon: the best one is the half without "not"
     evidence = (
         "Injection wells take the wastewater. It is not the fracking process itself that causes these "
-        "earthquakes; it is the rapid injection of fluid during wastewater disposal."
+        "earthquakes; it is the rapid injection of fluid during wastewater disposal that pumps brine deep "
+        "into the earth each year."
     )
     told = _signals(
         "It is not the fracking process itself that causes these earthquakes; it is the rapid injection "
-        "of fluid during wastewater disposal.",
+        "of fluid during wastewater disposal that pumps brine deep into the earth each year.",
         evidence,
     )
     assert "S_NEGATION_ONE_SIDED" not in told
@@ -440,17 +441,14 @@ def test_a_denial_the_claim_shares_with_another_sentence_of_the_window_is_no_vet
     )
 
 
-def test_a_number_or_a_clause_mark_is_no_place_a_name_was_taken_from() -> None:
-    evidence = (
-        "Mark England appointed as Team GB's Chef de Mission 29 April 2014. The association confirmed that "
-        "Mark England has been appointed Team GB's Chef de Mission for the Rio 2016 Olympic Games."
-    )
+def test_a_number_is_no_place_a_name_was_taken_from() -> None:
+    # "2016" follows both Team GB (in the claim) and Rio (in the evidence): no sign one was put for the other
     right = featurize(
-        "He was Chef de Mission of Team GB at the 2016 Olympics, being appointed on 29 April 2014.",
-        [Fragment("q", evidence)],
+        "Mark England was Chef de Mission of Team GB at the 2016 Olympics.",
+        [Fragment("q", "Mark England was named Team GB's Chef de Mission for the Rio 2016 Olympic Games.")],
     )
     assert right.names_replaced == ()
-    # the name beside the same word of the same clause is still one taken from elsewhere
+    # the name beside the same word is still one taken from elsewhere
     wrong = featurize(
         "The winning design was drawn by Alice Moreau of Plymouth.",
         [Fragment("q", "Alice Moreau won the cup. The winning design was drawn by Maria Lopez of Plymouth.")],
@@ -478,9 +476,14 @@ def test_a_word_of_an_expansion_is_found_where_the_evidence_has_its_acronym(
     assert found.names_absent == absent
 
 
-def test_a_full_stop_with_no_space_after_it_starts_a_sentence() -> None:
+def test_a_full_stop_with_no_space_after_it_starts_a_sentence_and_a_hyphen_joins_a_name() -> None:
     runs = name_runs("It helps address unhealthy patterns.Both sides agree in Paris.")
     assert [(run.text, run.first) for run in runs] == [("Both", True), ("Paris", False)]
+    # capitalised words joined by a hyphen are one name; a spaced dash parts two
+    assert [run.text for run in name_runs('It staged "Sixty-Six Books" - Paris saw it.')] == [
+        "Sixty-Six Books",
+        "Paris",
+    ]
     # after a capital or within a word's name it is no full stop
     assert [(run.text, run.first) for run in name_runs("It is in the U.K.Army and on Node.Js now")] == [
         ("U", False),
@@ -571,3 +574,22 @@ def test_a_claim_dropping_an_item_of_a_list_puts_no_name_in_anothers_place() -> 
         [Fragment("q", evidence + " Its head office is in Toronto.")],
     )
     assert other.names_replaced == (("Toronto", "United States"),)
+
+
+def test_both_sides_denying_different_things_is_a_one_sided_negation() -> None:
+    evidence = (
+        "It is not the fracking process itself that usually causes these earthquakes; it is the rapid "
+        "injection of fluid during wastewater disposal."
+    )
+    turned = featurize(
+        "It is the fracking process itself that usually causes these earthquakes, not the rapid injection "
+        "of fluid during wastewater disposal.",
+        [Fragment("q", evidence)],
+    )
+    assert "S_NEGATION_ONE_SIDED" in turned.signals
+    told = featurize(
+        "It is not the fracking process itself that usually causes these earthquakes; it is the rapid "
+        "injection of fluid during wastewater disposal.",
+        [Fragment("q", evidence)],
+    )
+    assert "S_NEGATION_ONE_SIDED" not in told.signals

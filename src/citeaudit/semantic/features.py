@@ -820,6 +820,23 @@ def _denied(words: Words) -> set[str]:
     return out
 
 
+def _denies_otherwise(claim: _Claim, window: Sequence[Words]) -> bool:
+    """Both sides deny, but not the same: the claim denies two or more words the window has and does not
+    deny, and the window denies two or more words the claim has and does not deny — "it is the fracking
+    itself that causes them, not the injection" against "it is not the fracking itself; it is the
+    injection". Han text has no words to count: never."""
+    if not claim.words.folded.isascii():
+        return False
+    shared = claim.terms & set().union(*(set(_sentence_terms(words)) for words in window))
+    claim_denied = _denied(claim.words) & shared
+    window_denied = set().union(*(_denied(words) for words in window)) & shared
+    return (
+        len(claim_denied - window_denied) >= 2
+        and len(window_denied - claim_denied) >= 2
+        and not (claim_denied & window_denied)
+    )
+
+
 def _negations(words: Words) -> int:
     """How many negation cues a text has (each occurrence)."""
     count = sum(1 for token in words.tokens if token in NEGATION_CUES.words)
@@ -1187,6 +1204,8 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         enough = max(2, math.ceil(len(denied) * 2 / 3))
         told_nearby = any(len(_denied(ev.words[j]) & denied) >= enough for j in window if j != best_i)
         negation = not told_nearby
+    elif claim_denies and not negation and best_words.folded:
+        negation = _denies_otherwise(side, [ev.words[j] for j in window] or [best_words])
     claim_absolutes = side.absolutes
     absolute = bool(claim_absolutes) and bool(claim_absolutes - ABSOLUTE_CUES.find(Words.joined(ev.words)))
     hardened = bool(HEDGE_CUES.find(best_words)) and not side.hedged
