@@ -593,3 +593,16 @@ def test_both_sides_denying_different_things_is_a_one_sided_negation() -> None:
         [Fragment("q", evidence)],
     )
     assert "S_NEGATION_ONE_SIDED" not in told.signals
+
+
+def test_a_word_capitalised_only_for_starting_the_claim_is_no_part_of_the_name() -> None:
+    passage = [
+        Fragment(
+            "q", "In the 2018 mayoral election, Helen Park defeated incumbent Robert Quinn by 4,200 votes."
+        )
+    ]
+    swapped = "Incumbent Robert Quinn defeated Helen Park in the 2018 mayoral election."
+    assert featurize(swapped, passage).names_reversed == (("Robert Quinn", "Helen Park"),)
+    assert make_judge("learned").judge(swapped, passage).label != "entailed"
+    right = "Helen Park defeated incumbent Robert Quinn in the 2018 mayoral election."
+    assert featurize(right, passage).names_reversed == ()

@@ -463,7 +463,8 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
     )
     # Every place of each name found ("Senate Bill 344 … Senate Bill 563"), a single letter ("C" of
     # 20 °C) being none.
-    distinct = [run for run, at in found_in.items() if at and len("".join(run.stems)) > 1]
+    trimmed = [_without_sentence_capital(run, claim.text, ev) for run in claim.names]
+    distinct = [run for run in trimmed if fragments_with(run) and len("".join(run.stems)) > 1]
     if len(distinct) < 2:
         return absent, ()
     order = _NameOrder(claim, ev, where)
@@ -505,6 +506,24 @@ def _near(word: str, other: str) -> bool:
         return True
     long_enough = min(len(word), len(other)) >= _MISSPELT_LENGTH
     return long_enough and Levenshtein.distance(word, other, score_cutoff=1) <= 1
+
+
+def _without_sentence_capital(run: NameRun, text: str, ev: _Evidence) -> NameRun:
+    """A name starting the claim's sentence whose first word a fragment has in lower case right before
+    the rest of it, without that word: "Incumbent Robert Quinn defeated Helen Park" names Robert Quinn
+    where the source says "… defeated incumbent Robert Quinn"."""
+    if not run.first or len(run.stems) < 2:
+        return run
+    words = list(WORD_RE.finditer(text, run.start, run.end))
+    rest = next((m for m in words[1:] if _name_stem(m.group()) == run.stems[1]), None)
+    if rest is None:
+        return run
+    lowered = re.compile(
+        r"\b" + re.escape(words[0].group().lower()) + r"\s+" + re.escape(rest.group()) + r"\b"
+    )
+    if not any(lowered.search(sentence) for sentence in ev.texts):
+        return run
+    return NameRun(rest.start(), run.end, text[rest.start() : run.end], run.stems[1:], False)
 
 
 def _told_both_ways(a: NameRun, b: NameRun, runs: Sequence[NameRun]) -> bool:
