@@ -46,7 +46,16 @@ from citeaudit.semantic.signals import (
     sentences,
 )
 
-__all__ = ["DIRECTIONS", "FEATURES", "FEATURE_SET", "NameRun", "PairFeatures", "featurize", "name_runs"]
+__all__ = [
+    "DIRECTIONS",
+    "FEATURES",
+    "FEATURE_SET",
+    "NameRun",
+    "PairFeatures",
+    "featurize",
+    "initials",
+    "name_runs",
+]
 
 FEATURE_SET = "lexical-5"
 
@@ -375,10 +384,7 @@ def _passive_by(words: Sequence[str], k: int) -> bool:
 
 
 def _name_stem(word: str) -> str:
-    word = word.casefold()
-    if word.endswith(("'s", "’s")):
-        word = word[:-2]
-    return word[:STEM]
+    return _bare(word)[:STEM]
 
 
 def name_runs(text: str) -> tuple[NameRun, ...]:
@@ -464,7 +470,11 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
     # Every place of each name found ("Senate Bill 344 … Senate Bill 563"), a single letter ("C" of
     # 20 °C) being none.
     trimmed = [_without_sentence_capital(run, claim.text, ev) for run in claim.names]
-    distinct = [run for run in trimmed if fragments_with(run) and len("".join(run.stems)) > 1]
+    distinct = [
+        run
+        for run in trimmed
+        if (found_in[run] if run in found_in else fragments_with(run)) and len("".join(run.stems)) > 1
+    ]
     if len(distinct) < 2:
         return absent, ()
     order = _NameOrder(claim, ev, where)
@@ -489,7 +499,7 @@ def _misspelt_in(run: NameRun, ev: _Evidence) -> set[int]:
         near = set(ev.capitalised.get(word, ()))
         if len(word) >= _MISSPELT_LENGTH:
             for other, at in ev.capitalised.items():
-                if abs(len(other) - len(word)) <= 1 and _near(word, other):
+                if abs(len(other) - len(word)) <= 1 and _one_letter_away(word, other):
                     near |= at
         if not near:
             return set()
@@ -498,12 +508,11 @@ def _misspelt_in(run: NameRun, ev: _Evidence) -> set[int]:
 
 
 def _bare(word: str) -> str:
+    """A word casefolded, without a possessive 's."""
     return word.casefold().removesuffix("'s").removesuffix("’s")
 
 
-def _near(word: str, other: str) -> bool:
-    if word == other:
-        return True
+def _one_letter_away(word: str, other: str) -> bool:
     long_enough = min(len(word), len(other)) >= _MISSPELT_LENGTH
     return long_enough and Levenshtein.distance(word, other, score_cutoff=1) <= 1
 
@@ -551,7 +560,8 @@ def _dotted_letter(text: str, run: NameRun) -> bool:
 _ACRONYM_RE = re.compile(r"[A-Z]{2,8}s?")
 
 
-def _initials(words: Sequence[str]) -> str:
+def initials(words: Sequence[str]) -> str:
+    """The first letters of the words, casefolded ("Forma Migratoria Múltiple": fmm)."""
     return "".join(w[0] for w in words).casefold()
 
 
@@ -591,7 +601,7 @@ def _acronym_spelled_out(name: str, before: str, evidence: Sequence[str]) -> boo
         capitals = [w for w in WORD_RE.findall(sentence) if w.casefold() not in STOPWORDS]
         for k in range(len(capitals) - len(letters) + 1):
             span = capitals[k : k + len(letters)]
-            if all(w[0].isupper() for w in span) and _initials(span) == letters:
+            if all(w[0].isupper() for w in span) and initials(span) == letters:
                 return True
     return False
 
@@ -839,14 +849,14 @@ def _denied(words: Words) -> set[str]:
     return out
 
 
-def _denies_otherwise(claim: _Claim, window: Sequence[Words]) -> bool:
+def _denies_otherwise(claim: _Claim, window: Sequence[Words], window_terms: AbstractSet[str]) -> bool:
     """Both sides deny, but not the same: the claim denies two or more words the window has and does not
     deny, and the window denies two or more words the claim has and does not deny — "it is the fracking
     itself that causes them, not the injection" against "it is not the fracking itself; it is the
     injection". Han text has no words to count: never."""
     if not claim.words.folded.isascii():
         return False
-    shared = claim.terms & set().union(*(set(_sentence_terms(words)) for words in window))
+    shared = claim.terms & window_terms
     claim_denied = _denied(claim.words) & shared
     window_denied = set().union(*(_denied(words) for words in window)) & shared
     return (
@@ -1224,7 +1234,10 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         told_nearby = any(len(_denied(ev.words[j]) & denied) >= enough for j in window if j != best_i)
         negation = not told_nearby
     elif claim_denies and not negation and best_words.folded:
-        negation = _denies_otherwise(side, [ev.words[j] for j in window] or [best_words])
+        read = window or [best_i]
+        negation = _denies_otherwise(
+            side, [ev.words[j] for j in read], set().union(*(ev.terms[j] for j in read))
+        )
     claim_absolutes = side.absolutes
     absolute = bool(claim_absolutes) and bool(claim_absolutes - ABSOLUTE_CUES.find(Words.joined(ev.words)))
     hardened = bool(HEDGE_CUES.find(best_words)) and not side.hedged

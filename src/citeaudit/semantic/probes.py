@@ -38,7 +38,7 @@ from text_to_num import alpha2digit
 from citeaudit.checks.numbers import extract_numbers
 from citeaudit.semantic.antonyms import antonyms_of
 from citeaudit.semantic.datasets import Pair
-from citeaudit.semantic.features import NameRun, name_runs
+from citeaudit.semantic.features import NameRun, initials, name_runs
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.signals import WORD_RE, number_values
 
@@ -183,14 +183,10 @@ def _antonym(claim: str, evidence: str) -> str | None:
     return None
 
 
-def _initials(name: str) -> str:
-    return "".join(w[0] for w in WORD_RE.findall(name)).casefold()
-
-
 def _one_spells(a: str, b: str) -> bool:
     """Whether one name is the other's acronym ("FMM", "Forma Migratoria Múltiple"): the same thing."""
-    return (len(a) > 1 and a.isupper() and _initials(b) == a.casefold()) or (
-        len(b) > 1 and b.isupper() and _initials(a) == b.casefold()
+    return (len(a) > 1 and a.isupper() and initials(WORD_RE.findall(b)) == a.casefold()) or (
+        len(b) > 1 and b.isupper() and initials(WORD_RE.findall(a)) == b.casefold()
     )
 
 
