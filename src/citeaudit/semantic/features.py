@@ -32,6 +32,7 @@ from rapidfuzz.distance import Levenshtein
 from citeaudit.checks.numbers import NumberMention
 from citeaudit.semantic.antonyms import antonyms_of, base_forms
 from citeaudit.semantic.interface import Fragment
+from citeaudit.semantic.number_places import replaced_numbers
 from citeaudit.semantic.signals import (
     ABSOLUTE_CUES,
     HAN_RE,
@@ -307,6 +308,8 @@ class PairFeatures:
     names_reversed: tuple[tuple[str, str], ...] = ()  # two names an evidence sentence has the other way round
     antonyms: tuple[tuple[str, str], ...] = ()  # a claim word and its antonym in the best sentence
     names_replaced: tuple[tuple[str, str], ...] = ()  # a claim name and the best sentence's name in its place
+    # a claim numeral the passage has but not in its place, and the number there ("elsewhere": none)
+    numbers_replaced: tuple[tuple[str, str], ...] = ()
     best_sentence: str = ""  # the evidence sentence sharing the most content words with the claim
     best_window: str = ""  # its best window of consecutive sentences, joined by spaces
     # what name_sentences() reads: the claim, the evidence, the claim terms of each evidence sentence
@@ -1259,6 +1262,11 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         _antonyms(side, Words.joined([ev.words[j] for j in window]), ev.all_terms) if len(window) > 1 else ()
     )
     replaced = _replaced_names(side, ev) if best_i >= 0 else ()
+    numbers_moved = (
+        replaced_numbers(claim, claim_terms, ev.texts, ev.terms, window)
+        if numbers and best_i >= 0 and not absent_numbers
+        else ()
+    )
     reported = bool(set(best_words.tokens) & _REPORTED or _REPORTED_RE.search(best_words.folded)) and not (
         side.word_set & _REPORTED or _REPORTED_RE.search(side.words.folded)
     )
@@ -1275,6 +1283,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
             ("S_ANTONYM", bool(antonyms)),
             ("S_NAME_REPLACED", bool(replaced)),
             ("S_REPORTED_SPEECH", reported),
+            ("S_NUMBER_REPLACED", bool(numbers_moved)),
         )
         if raised
     )
@@ -1352,6 +1361,7 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         names_reversed,
         antonyms,
         replaced,
+        numbers_moved,
         ev.texts[best_i] if best_i >= 0 else "",
         " ".join(ev.texts[j] for j in window),
         (side, ev, hit_of),

@@ -56,8 +56,9 @@ MODEL_FORMAT = "citeaudit-learned-judge"
 MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
 # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds; 4: number words, antonyms,
-# a name put in another's place, reported speech, names reversed only around a shared word
-PROMPT_VERSION = "learned-6"
+# a name put in another's place, reported speech, names reversed only around a shared word; 7: a number
+# the passage says of something else
+PROMPT_VERSION = "learned-7"
 _REASONS = 3
 
 #: The feature sets a model file may name, each with its features in order: the lexical features alone
@@ -81,6 +82,7 @@ VETOES: tuple[str, ...] = (
     "S_NAMES_REVERSED",  # two names on the other sides of a word of the claim, at most four words apart
     "S_ANTONYM",  # a word of the claim whose WordNet antonym its best sentence has instead
     "S_NAME_REPLACED",  # a name of the claim where its best sentence has another name of the passage
+    "S_NUMBER_REPLACED",  # a number of the claim the passage has, but another number in its place
 )
 
 
@@ -95,6 +97,7 @@ def vetoes_of(found: PairFeatures) -> tuple[str, ...]:
         "S_NAMES_REVERSED": ", ".join(f"{a} / {b}" for a, b in found.names_reversed),
         "S_ANTONYM": ", ".join(f"{a} / {b}" for a, b in found.antonyms),
         "S_NAME_REPLACED": ", ".join(f"{a} / {b}" for a, b in found.names_replaced),
+        "S_NUMBER_REPLACED": ", ".join(f"{a} / {b}" for a, b in found.numbers_replaced),
     }
     return tuple(f"{code} ({details[code]})" for code in VETOES if code in found.signals)
 

@@ -18,7 +18,11 @@ Each edit is deterministic and made only where it applies:
   form: "won" by "lose", "largest" by "small"), one the evidence does not have;
 - ``name_from_passage``: a name of the claim that the evidence has replaced by another name of the
   same evidence that the claim does not have (the name a careless writer takes from the next line),
-  never the name's acronym or its expansion ("FMM", "Forma Migratoria Múltiple"), which names the same.
+  never the name's acronym or its expansion ("FMM", "Forma Migratoria Múltiple"), which names the same;
+- ``number_from_passage``: a numeral of the claim that the evidence has replaced by another numeral of
+  the same evidence with as many digits, one the claim does not have ("signed in 1859" where the
+  passage has 1859 for the signing and 1832 for something else) — never a citation marker ("[2]") nor
+  a number of a range or a score ("10–7").
 
 Survival is the share of the pairs the judge calls ``entailed`` unedited that it still calls
 ``entailed`` after the edit. A judge a reader could trust keeps it near zero: each edited claim says
@@ -40,6 +44,7 @@ from citeaudit.semantic.antonyms import antonyms_of
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.features import NameRun, initials, name_runs
 from citeaudit.semantic.interface import Judge
+from citeaudit.semantic.number_places import numbers_at
 from citeaudit.semantic.signals import WORD_RE, number_values
 
 __all__ = ["EDITS", "edit_claim", "number_word", "probe"]
@@ -53,6 +58,7 @@ EDITS = (
     "number_word_changed",
     "antonym",
     "name_from_passage",
+    "number_from_passage",
 )
 _AUXILIARY = frozenset(
     "is are was were has have had can could will would shall should may might must does do did".split()  # noqa: SIM905
@@ -211,6 +217,24 @@ def _name_from_passage(claim: str, evidence: str) -> str | None:
     return claim[: run.start] + others[_digest(claim + "\x1f" + run.text) % len(others)] + claim[run.end :]
 
 
+def _number_from_passage(claim: str, evidence: str) -> str | None:
+    words, numbers = numbers_at(evidence)
+    mine = number_values(claim)
+    have = {v for values in numbers.values() for v in values}
+    spans = list(WORD_RE.finditer(claim))
+    for k, values in sorted(numbers_at(claim)[1].items()):
+        text = spans[k].group()
+        if not values & have:
+            continue  # a number the evidence lacks: number_changed's kind of error already
+        others = sorted(
+            {words[i] for i, there in numbers.items() if not there & mine and len(words[i]) == len(text)}
+        )
+        if others:
+            other = others[_digest(claim + "\x1f" + text) % len(others)]
+            return claim[: spans[k].start()] + other + claim[spans[k].end() :]
+    return None
+
+
 def edit_claim(
     edit: str, claim: str, evidence: str, pool: Sequence[str] = (), numbers: Sequence[str] = ()
 ) -> str | None:
@@ -225,6 +249,7 @@ def edit_claim(
         "number_word_changed": lambda: _change_number_word(claim, evidence, numbers),
         "antonym": lambda: _antonym(claim, evidence),
         "name_from_passage": lambda: _name_from_passage(claim, evidence),
+        "number_from_passage": lambda: _number_from_passage(claim, evidence),
     }
     if edit not in makers:
         raise ValueError(f"unknown probe edit {edit!r}")

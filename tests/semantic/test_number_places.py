@@ -1,0 +1,101 @@
+"""A number the passage has, but said of something else: ``S_NUMBER_REPLACED``."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from citeaudit.semantic.factory import make_judge
+from citeaudit.semantic.features import featurize
+from citeaudit.semantic.interface import Fragment
+from citeaudit.semantic.learned import VETOES, LearnedJudge
+from citeaudit.semantic.number_places import numbers_at
+from citeaudit.semantic.probes import edit_claim
+
+_TREATY = "The Treaty of Calloway, signed in 1859, remained in force until 1832, when the two states merged."
+_SALES = "In 2019 sales rose 4% and costs fell 12%."
+# the years in a list after the sentence the claim is drawn from, which shares one word more
+_HONOURS = (
+    "Borlaug was awarded many honours for his work, including the Peace Prize, the Freedom Medal and the "
+    "Gold Medal. Peace Prize (1970) Freedom Medal (1977) Gold Medal (2006)"
+)
+# A page about a harbour: 1921 only in its first sentence, far from the lighthouse.
+_HARBOUR = (
+    "The harbour of Calloway was dredged in 1921 to take larger ships. The town council meets in the old "
+    "customs house. Fishing boats still land their catch at the north quay. The lighthouse was painted "
+    "red and white. A ferry crosses to the island twice a day. Markets are held on Saturdays."
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "passage", "replaced"),
+    [
+        ("The Treaty of Calloway was signed in 1832.", "The Treaty of Calloway was signed in 1859.",
+         _TREATY, ("1832", "1859")),
+        ("Sales rose 12% in 2019.", "Sales rose 4% in 2019.", _SALES, ("12", "4")),
+        ("He was awarded the Peace Prize in 2006 and the Freedom Medal in 1977.",
+         "He was awarded the Peace Prize in 1970 and the Freedom Medal in 1977.", _HONOURS, ("2006", "1970")),
+        ("The lighthouse was painted red and white in 1921.", "The harbour was dredged in 1921.",
+         _HARBOUR, ("1921", "elsewhere")),
+    ],
+)  # fmt: skip
+def test_a_number_the_passage_says_of_something_else_is_vetoed(
+    wrong: str, right: str, passage: str, replaced: tuple[str, str]
+) -> None:
+    judge = make_judge("learned")
+    assert isinstance(judge, LearnedJudge)
+    fragments = [Fragment("q", passage)]
+    found = featurize(wrong, fragments)
+    assert found.numbers_replaced == (replaced,)
+    assert "S_NUMBER_ABSENT" not in found.signals  # every number of the claim is in the passage
+    verdict = judge.judge(wrong, fragments)
+    assert verdict.label != "entailed"
+    assert verdict.reason is not None
+    assert f"veto S_NUMBER_REPLACED ({replaced[0]} / {replaced[1]})" in verdict.reason
+    assert "S_NUMBER_REPLACED" in VETOES
+    # the same claim with the number in its place raises nothing, and is entailed
+    told_right = featurize(right, fragments)
+    assert told_right.numbers_replaced == ()
+    assert judge.judge(right, fragments).label == "entailed"
+
+
+def test_without_the_veto_the_model_alone_would_say_entailed() -> None:
+    judge = make_judge("learned")
+    assert isinstance(judge, LearnedJudge)
+    fragments = [Fragment("q", _TREATY)]
+    claim = "The Treaty of Calloway was signed in 1832."
+    assert judge.without_vetoes().judge(claim, fragments).label == "entailed"
+    assert judge.judge(claim, fragments).label == "unknown"
+
+
+def test_a_citation_marker_a_range_a_score_a_time_and_a_name_are_no_numbers() -> None:
+    words, numbers = numbers_at("Won 10–7 at 15:30 [3], the HbA1c test of 1491-1510 in 2019 by 20km (9th).")
+    assert {words[k]: values for k, values in numbers.items()} == {
+        "2019": frozenset({Decimal(2019)}),
+        "20": frozenset({Decimal(20)}),
+        "9": frozenset({Decimal(9)}),
+    }
+
+
+def test_numbers_the_claim_lists_in_another_order_are_not_read_as_replaced() -> None:
+    """Swapped numbers of the claim are left to the model (see the module's note on the dev sets)."""
+    found = featurize("Spence is 24 and Beckham is 21.", [Fragment("q", "Spence is 21 and Beckham is 24.")])
+    assert found.numbers_replaced == ()
+
+
+def test_a_marker_or_score_in_the_claim_is_never_read_as_its_number() -> None:
+    passage = [Fragment("q", "The final ended 10–7 after extra time [3]. In 2020 the team lost 7 games.")]
+    assert featurize("The final ended 10–7 after extra time [3].", passage).numbers_replaced == ()
+
+
+def test_the_probe_puts_another_number_of_the_passage_with_as_many_digits() -> None:
+    assert (
+        edit_claim("number_from_passage", "The Treaty of Calloway was signed in 1859.", _TREATY)
+        == "The Treaty of Calloway was signed in 1832."
+    )
+    # only 12 has two digits besides the claim's own; a one-digit 4 is never put for it
+    assert edit_claim("number_from_passage", "Costs fell 12% in 2019.", _SALES) is None
+    assert edit_claim("number_from_passage", "Sales rose 4% in 2019.", _SALES) is None
+    # a citation marker is no number to take
+    assert edit_claim("number_from_passage", "Costs fell 12%.", "Costs fell 12% [34].") is None
