@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +15,7 @@ from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.learned import VETOES, LearnedJudge
 from citeaudit.semantic.number_places import numbers_at
 from citeaudit.semantic.probes import edit_claim
+from tests.conftest import run_cli
 
 _TREATY = "The Treaty of Calloway, signed in 1859, remained in force until 1832, when the two states merged."
 _SALES = "In 2019 sales rose 4% and costs fell 12%."
@@ -99,3 +103,35 @@ def test_the_probe_puts_another_number_of_the_passage_with_as_many_digits() -> N
     assert edit_claim("number_from_passage", "Sales rose 4% in 2019.", _SALES) is None
     # a citation marker is no number to take
     assert edit_claim("number_from_passage", "Costs fell 12%.", "Costs fell 12% [34].") is None
+
+
+def _answer(tmp_path: Path, claim: str) -> tuple[int, dict[str, Any]]:
+    """``check`` of an answer of one claim quoting the treaty's sentence verbatim."""
+    response = {
+        "answer": claim,
+        "claims": [{"id": "c1", "text": claim, "citation_ids": ["q1"]}],
+        "citations": [{"id": "q1", "document_id": "treaty", "document_version": "1", "start": 0,
+                       "end": len(_TREATY), "quote": _TREATY}],
+    }  # fmt: skip
+    (tmp_path / "response.json").write_text(json.dumps(response), "utf-8")
+    (tmp_path / "documents.json").write_text(
+        json.dumps({"treaty": {"version": "1", "text": _TREATY}}), "utf-8"
+    )
+    out = tmp_path / "report.json"
+    result = run_cli("check", tmp_path / "response.json", "--corpus", tmp_path / "documents.json", "--offline",
+                     "--judge", "learned", "--fail-on", "decision", "--out", out)  # fmt: skip
+    return result.code, json.loads(out.read_text("utf-8"))
+
+
+def test_an_answer_of_one_claim_with_a_number_of_the_passage_misplaced_is_not_accepted(
+    tmp_path: Path,
+) -> None:
+    code, report = _answer(tmp_path, "The Treaty of Calloway was signed in 1832.")
+    (claim,) = report["claims"]
+    assert claim["verdict"]["label"] == "unknown"
+    assert claim["verdict"]["reason"].startswith("veto S_NUMBER_REPLACED (1832 / 1859): never entailed")
+    assert report["decision"] == "manual_review"
+    assert code != 0
+    code, report = _answer(tmp_path, "The Treaty of Calloway was signed in 1859.")
+    assert report["decision"] == "accept"
+    assert code == 0
