@@ -82,10 +82,19 @@ def test_a_citation_marker_a_range_a_score_a_time_and_a_name_are_no_numbers() ->
     }
 
 
-def test_numbers_the_claim_lists_in_another_order_are_not_read_as_replaced() -> None:
-    """Swapped numbers of the claim are left to the model (see the module's note on the dev sets)."""
-    found = featurize("Spence is 24 and Beckham is 21.", [Fragment("q", "Spence is 21 and Beckham is 24.")])
-    assert found.numbers_replaced == ()
+def test_two_numbers_of_the_claim_swapped_are_replaced_only_with_their_words_on_both_sides() -> None:
+    swapped = featurize("Spence is 24 and Beckham is 21.", [Fragment("q", "Spence is 21 and Beckham is 24.")])
+    assert swapped.numbers_replaced == (("24", "21"),)
+    # a list told in another shape: each number has a word of the claim on one side only
+    passage = [
+        Fragment(
+            "q",
+            "Kinstler is the youngest of the three, as she is 20 years old. Spence is just barely older "
+            "than her, as he is 21, and Beckham is the oldest of the three at 24 years old.",
+        )
+    ]
+    listed = featurize("Kinstler is 20 years old, Spence is 21, and Beckham is 24.", passage)
+    assert listed.numbers_replaced == ()
 
 
 def test_a_marker_or_score_in_the_claim_is_never_read_as_its_number() -> None:
