@@ -35,9 +35,11 @@ from citeaudit.semantic.signals import STEM, STOPWORDS, WORD_RE, number_mentions
 __all__ = ["numbers_at", "replaced_numbers"]
 
 _REACH = 3  # words on each side searched for the word that marks a number's place
-# a number joined to another by a dash or a colon: a range, a score, a time ("10–7", "15:30")
 _DIGIT = re.compile(r"\d")
-_JOINED = re.compile(r"[-–—:/]\d|\d[-–—:/]$")
+# a number joined to another by a dash, a colon or a slash: a range, a score, a time ("10–7", "15:30"),
+# seen from the two characters before it and from those after it
+_JOINED_BEFORE = re.compile(r"[-–—:/]\d|\d[-–—:/]$")
+_JOINED_AFTER = re.compile(r"[-–—:/]\d")
 
 
 def numbers_at(text: str) -> tuple[list[str], dict[int, frozenset[Decimal]]]:
@@ -57,7 +59,7 @@ def numbers_at(text: str) -> tuple[list[str], dict[int, frozenset[Decimal]]]:
         before, after = text[max(0, m.start() - 2) : m.start()], text[m.end() : m.end() + 2]
         if before.endswith("[") and after.startswith("]"):
             continue  # a citation marker
-        if _JOINED.search(before) or re.match(r"[-–—:/]\d", after):
+        if _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(after):
             continue
         if before[-1:].isalpha():
             continue  # part of a name ("HbA1c", "A4"); a unit or an ending after it ("20km", "9th") is not
