@@ -143,6 +143,7 @@ def test_several_quotes_support_together() -> None:
         ("See arXiv:2502.03671v1 and https://x.org/a/2 for 3 runs", "See   and   for 3 runs"),
         ("3.2 Results show 45 cases", "  Results show 45 cases"),
         ("(n = 120 patients, 2023) grew", "(n = 120 patients, 2023) grew"),
+        ("built in 1998 [2], [3–5].", "built in 1998  ,  ."),
     ],
 )
 def test_what_cites_is_not_what_the_claim_states(claim: str, stated: str) -> None:
@@ -152,9 +153,15 @@ def test_what_cites_is_not_what_the_claim_states(claim: str, stated: str) -> Non
 def test_numbers_inside_the_claims_markers_are_not_checked() -> None:
     quote = [NumberText("the share fell to 7", "quote")]
     assert check_numbers("The share fell to 7 [12]", quote, (), MAKE, markers=["[12]"]) == []
-    # Without the markers the reader found, "[12]" is a number like any other.
-    assert [f.label for f in check_numbers("The share fell to 7 [12]", quote, (), MAKE)] == [
-        "E_NUMBER_UNSUPPORTED:12"
+    # Without the markers a reader found (a claims JSON whose answer keeps its "[1]" markers), a
+    # number alone in brackets is a marker too; one the claim states is still checked.
+    assert check_numbers("The share fell to 7 [12]", quote, (), MAKE) == []
+    assert check_numbers("The share fell to 7 [1, 3][4–6].", quote, (), MAKE) == []
+    assert [f.label for f in check_numbers("The share fell to 7 [12] in 9 states", quote, (), MAKE)] == [
+        "E_NUMBER_UNSUPPORTED:9"
+    ]
+    assert [f.label for f in check_numbers("The share fell to [2.5]", quote, (), MAKE)] == [
+        "E_NUMBER_UNSUPPORTED:2.5"
     ]
     assert [f.label for f in check_numbers("The share fell to 7 in 12 states", quote, (), MAKE)] == [
         "E_NUMBER_UNSUPPORTED:12"

@@ -74,7 +74,9 @@ def test_without_the_veto_the_model_alone_would_say_entailed() -> None:
 
 
 def test_a_citation_marker_a_range_a_score_a_time_and_a_name_are_no_numbers() -> None:
-    words, numbers = numbers_at("Won 10–7 at 15:30 [3], the HbA1c test of 1491-1510 in 2019 by 20km (9th).")
+    words, numbers = numbers_at(
+        "Won 10–7 at 15:30 [3], the HbA1c test of 1491-1510 in 2019 by 20km (9th), e^{-x^2} and x_1."
+    )
     assert {words[k]: values for k, values in numbers.items()} == {
         "2019": frozenset({Decimal(2019)}),
         "20": frozenset({Decimal(20)}),
@@ -144,3 +146,37 @@ def test_an_answer_of_one_claim_with_a_number_of_the_passage_misplaced_is_not_ac
     code, report = _answer(tmp_path, "The Treaty of Calloway was signed in 1859.")
     assert report["decision"] == "accept"
     assert code == 0
+
+
+_TRIAL = (
+    "Participants on the new drug lowered their HbA1c by 1.4 percentage points, compared with 0.6 points "
+    "on placebo. About 12% of the drug group reported nausea, against 4% in the placebo group."
+)
+
+
+def test_the_pieces_of_a_name_take_no_place_among_the_words_that_mark_a_number() -> None:
+    """ "HbA1c" is three words to the reader of words ("hba", "1", "c"): they do not use up the three
+    words searched for the one that marks the number's place."""
+    fragments = [Fragment("q", _TRIAL)]
+    wrong = featurize("Participants on the new drug lowered their HbA1c by 12%.", fragments)
+    assert wrong.numbers_replaced == (("12", "1.4"),)
+    right = featurize("Participants on the new drug lowered their HbA1c by 1.4 percentage points.", fragments)
+    assert right.numbers_replaced == ()
+
+
+def test_of_two_numbers_in_the_place_the_one_with_as_many_digits_is_named() -> None:
+    passage = "The east bridge opened in 3 stages. The west bridge opened in 1998. A report followed in 2005."
+    assert featurize("The bridge opened in 2005.", [Fragment("q", passage)]).numbers_replaced == (
+        ("2005", "1998"),
+    )
+
+
+def test_signs_that_read_as_digits_are_no_numbers_and_break_nothing() -> None:
+    words, numbers = numbers_at("The lake covers 12 km² (⑤ on the map), ١٢ in Arabic-Indic digits.")
+    assert {words[k]: values for k, values in numbers.items()} == {
+        "12": frozenset({Decimal(12)}),
+        "١٢": frozenset({Decimal(12)}),
+    }
+    assert edit_claim("number_from_passage", "The lake covers 12 km².", "It covers 12 km², x² ⑤ 45 m.") == (
+        "The lake covers 45 km²."
+    )

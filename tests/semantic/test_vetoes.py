@@ -606,3 +606,15 @@ def test_a_word_capitalised_only_for_starting_the_claim_is_no_part_of_the_name()
     assert make_judge("learned").judge(swapped, passage).label != "entailed"
     right = "Helen Park defeated incumbent Robert Quinn in the 2018 mayoral election."
     assert featurize(right, passage).names_reversed == ()
+
+
+def test_a_number_only_inside_a_numbered_marker_is_no_number_absent() -> None:
+    """A claims JSON keeps its answer's markers in the claim's text: "[2]" is no number it states."""
+    passage = [Fragment("q", "The Harlow Bridge opened to traffic in 1998.")]
+    marked = featurize("The Harlow Bridge opened to traffic in 1998 [2].", passage)
+    assert "S_NUMBER_ABSENT" not in marked.signals
+    assert marked.numbers_absent == ()
+    # a number the claim states is read even where a marker has it too
+    stated = featurize("The Harlow Bridge opened to traffic in 1998 with 2 lanes [2].", passage)
+    assert [m.text for m in stated.numbers_absent] == ["2"]
+    assert "S_NUMBER_ABSENT" in featurize("The Harlow Bridge opened to traffic in 1999 [2].", passage).signals

@@ -5,7 +5,7 @@ What was not read was not checked: a number absent from every quote and full tex
 of the claim's citations is ``E_NUMBER_UNSUPPORTED``; one absent where some citation was read
 only in its abstract is ``W_NUMBER_NOT_IN_ABSTRACT`` (the full text may give it); where some
 citation gave no text at all, the numbers are not checked (``I_NUMBERS_NOT_CHECKED``). A number
-inside the claim's citation markers (``[Deloitte, 2023]``, ``(Vaswani et al., 2017)``), in an
+inside the claim's citation markers (``[2]``, ``[Deloitte, 2023]``, ``(Vaswani et al., 2017)``), in an
 identifier or URL it names (``arXiv:2502.03671v1``), or a heading's section number is no number
 the claim states.
 
@@ -46,7 +46,14 @@ from functools import lru_cache
 from citeaudit.checks.codes import FindingMaker
 from citeaudit.model import Finding
 
-__all__ = ["NumberMention", "NumberText", "check_numbers", "extract_numbers", "stated_text"]
+__all__ = [
+    "NUMBERED_MARKER",
+    "NumberMention",
+    "NumberText",
+    "check_numbers",
+    "extract_numbers",
+    "stated_text",
+]
 
 _SPACE = " \u00a0\u2009\u202f"
 _TOKEN_RE = re.compile(rf"\d+(?:[.,{_SPACE}]\d+)*(?:[{_SPACE}]?%)?")
@@ -171,16 +178,24 @@ class NumberText:
 
 
 # Parts of a claim's text that cite rather than state: a bracketed citation that names a year or
-# an identifier ([Deloitte, 2023], [arXiv:2502.03671v1]), a parenthesised author-year citation
-# ((Vaswani et al., 2017; Lee, 2019a), (van der Maaten & Hinton, 2008, p. 3)), an identifier or
-# URL, and the number a heading or list item starts with (3.2 Results).
+# an identifier ([Deloitte, 2023], [arXiv:2502.03671v1]), a numbered marker ([2], [1, 3]), a
+# parenthesised author-year citation ((Vaswani et al., 2017; Lee, 2019a), (van der Maaten & Hinton,
+# 2008, p. 3)), an identifier or URL, and the number a heading or list item starts with (3.2 Results).
 _YEAR = r"(?:1[5-9]|20)\d{2}[a-z]?"
 _PARTICLES = r"(?:(?:van|von|de|der|den|del|della|la|le|di|da|du|dos|al|el|ten|ter)\s+)*"
+_NUMBERED = r"\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3}){0,20}\]"
+#: A numbered citation marker in a claim's text: ``[2]``, ``[1, 3]``, ``[4–6]`` (not ``[2.5]``).
+NUMBERED_MARKER = re.compile(_NUMBERED)
 _CITING = re.compile(
     # [Deloitte, 2023], [arXiv:2502.03671v1], [10.1000/x]
-    r"\[[^\[\]\n]{0,200}?(?:\b" + _YEAR + r"|\d{4}\.\d{4,5}|10\.\d{4,9}/)[^\[\]\n]{0,200}\]"
+    r"\[[^\[\]\n]{0,200}?(?:\b"
+    + _YEAR
+    + r"|\d{4}\.\d{4,5}|10\.\d{4,9}/)[^\[\]\n]{0,200}\]"
+    # a numbered marker in a claim's own text: [2], [1, 3], [4–6] (a Markdown report's are cut already)
+    + r"|"
+    + _NUMBERED
     # (Vaswani et al., 2017), (van der Maaten & Hinton, 2008, p. 3), (see Lee 2019a; Kim, 2020)
-    r"|\((?:(?i:see|cf\.|e\.g\.,?)\s+)?"
+    + r"|\((?:(?i:see|cf\.|e\.g\.,?)\s+)?"
     + _PARTICLES
     + r"[A-Z][^()\n]{0,150}?,?\s+"
     + _YEAR

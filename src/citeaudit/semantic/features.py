@@ -20,6 +20,7 @@ import bisect
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
-from citeaudit.checks.numbers import NumberMention
+from citeaudit.checks.numbers import NUMBERED_MARKER, NumberMention
 from citeaudit.semantic.antonyms import antonyms_of, base_forms
 from citeaudit.semantic.interface import Fragment
 from citeaudit.semantic.number_places import replaced_numbers
@@ -1217,6 +1218,16 @@ def featurize(claim: str, fragments: Sequence[Fragment]) -> PairFeatures:
         supported_numbers = set().union(*(number_values(f.text) for f in fragments)) if fragments else set()
         supported_numbers.update(Decimal(y) for f in fragments for y in f.years)
         absent_numbers = [m for m in numbers if not any(r <= supported_numbers for r in m.readings)]
+        if absent_numbers and "[" in claim:
+            # a number only inside a numbered marker is none the claim states, as in the numbers check:
+            # "opened in 1998 [2]" against a passage with no 2 misses no number
+            stated = Counter(m.text for m in number_mentions(NUMBERED_MARKER.sub(" ", claim)))
+            kept: list[NumberMention] = []
+            for mention in absent_numbers:  # as many of each as the claim states
+                if stated[mention.text] > 0:
+                    stated[mention.text] -= 1
+                    kept.append(mention)
+            absent_numbers = kept
 
     capitals = side.capitals
     names_missing = capitals - ev.all_terms

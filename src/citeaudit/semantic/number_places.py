@@ -15,12 +15,13 @@ the search — and compared with the places the passage gives it:
   holding it has any of those words (a page's date put in a claim about another event).
 
 Read are numerals only (number words are the number checks'); a citation marker ("[2]"), a number of a
-range, a score or a time ("10–7", "1491–1510", "15:30") and one inside a name ("HbA1c") are no such
-number. A number the claim has itself stands in the place of the claim's other number only with both
-marking words ("Spence is 24 and Beckham is 21" against "Spence is 21 and Beckham is 24"): with one
-it raised 6 more vetoes where no other veto was on the shared dev sets, all on supported claims
-listing several numbers; with both, none of the 117 dev pairs whose claim has two numbers of its
-passage.
+range, a score or a time ("10–7", "1491–1510", "15:30") and one inside a name or a formula ("HbA1c",
+"x^2") are no such number, and the pieces of such a name ("hba", "1", "c") take none of the three
+words searched. A number the claim has itself stands in the place of the claim's other number only
+with both marking words ("Spence is 24 and Beckham is 21" against "Spence is 21 and Beckham is 24"):
+with one it raised 6 more vetoes where no other veto was on the shared dev sets, all on supported
+claims listing several numbers; with both, none of the 117 dev pairs whose claim has two numbers of
+its passage. Of two numbers in the place, the one with as many digits as the claim's is named.
 """
 
 from __future__ import annotations
@@ -54,16 +55,18 @@ def numbers_at(text: str) -> tuple[list[str], dict[int, frozenset[Decimal]]]:
     out: dict[int, frozenset[Decimal]] = {}
     for k, m in enumerate(matches):
         token = m.group()
-        if not token[0].isdigit():
-            continue
+        if not token[0].isdecimal():
+            continue  # a word, or a sign that reads as a digit but is none ("⑤", "²")
         before, after = text[max(0, m.start() - 2) : m.start()], text[m.end() : m.end() + 2]
         if before.endswith("[") and after.startswith("]"):
             continue  # a citation marker
         if _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(after):
             continue
-        if before[-1:].isalpha():
-            continue  # part of a name ("HbA1c", "A4"); a unit or an ending after it ("20km", "9th") is not
-        if token.isdigit():  # "2019": one reading, without the cost of the number checks' reader
+        if before[-1:].isalpha() or before.endswith(("^", "_")):
+            # part of a name or a formula ("HbA1c", "A4", "x^2"); a unit or an ending after it ("20km",
+            # "9th") is not
+            continue
+        if token.isdecimal():  # "2019": one reading, without the cost of the number checks' reader
             out[k] = frozenset((Decimal(token),))
             continue
         if separated is None:
@@ -81,18 +84,20 @@ def _sides(words: Sequence[str], numbers: AbstractSet[int], k: int) -> tuple[set
     in between ending the search (each side empty where there is none)."""
 
     def pick(order: range) -> set[str]:
+        counted = 0
         for i in order:
             if i in numbers:
                 return set()
             w = words[i]
             if w not in STOPWORDS and len(w) >= 3 and not w[0].isdigit():
                 return {w[:STEM]}
+            if len(w) >= 3 or w in STOPWORDS:  # a fragment of "HbA1c" or "9th" takes no place
+                counted += 1
+                if counted == _REACH:
+                    break
         return set()
 
-    return (
-        pick(range(k - 1, max(-1, k - 1 - _REACH), -1)),
-        pick(range(k + 1, min(len(words), k + 1 + _REACH))),
-    )
+    return pick(range(k - 1, -1, -1)), pick(range(k + 1, len(words)))
 
 
 def replaced_numbers(
@@ -127,19 +132,22 @@ def replaced_numbers(
         before, after = _sides(c_words, c_numbers.keys(), k)
         if not before | after:
             continue
-        own, other, other_text = 0, 0, ""
+        own, other, other_text = 0, (0, False), ""
         for j in drawn:
             words, numbers = read[j]
             for i, there in numbers.items():
                 b, a = _sides(words, numbers.keys(), i)
                 score = len(before & b) + len(after & a)
+                # of two numbers in the place, the one written with as many digits is named ("2005",
+                # not the day of "3 August 2005")
+                rank = (score, len(words[i]) == len(c_words[k]))
                 if there & values:
                     own = max(own, score)
                 # a number the claim has too only with the marking words on both sides: two numbers
                 # of the claim swapped ("Spence is 24 and Beckham is 21"), not a list told another way
-                elif score > other and (not there & mine or (before & b and after & a)):
-                    other, other_text = score, words[i]
-        if other > own:
+                elif rank > other and (not there & mine or (before & b and after & a)):
+                    other, other_text = rank, words[i]
+        if other[0] > own:
             found.append((c_words[k], other_text))
         elif not values & in_window and not any(
             (before | after) & terms[j]

@@ -11,7 +11,8 @@ Each edit is deterministic and made only where it applies:
   them (not "TCP/IP", not an abbreviation beside its expansion), swapped — never two items of one list
   ("Greece and Rome", "Brazil, Canada, China": only other names and joining words between them), whose
   swap leaves the claim true;
-- ``number_changed``: a number of the claim that the evidence contains changed to one it does not;
+- ``number_changed``: a number of the claim that the evidence contains changed to one it does not
+  (never one of a citation marker, "[2]": the claim states no such number);
 - ``number_word_changed``: a number written in words ("eight") that the evidence has, as a numeral or in
   words, changed to another number word of the set's claims that it has in neither form ("three");
 - ``antonym``: a word of the claim that the evidence has replaced by its WordNet antonym (its base
@@ -39,7 +40,7 @@ from typing import Any
 
 from text_to_num import alpha2digit
 
-from citeaudit.checks.numbers import extract_numbers
+from citeaudit.checks.numbers import NUMBERED_MARKER, extract_numbers
 from citeaudit.semantic.antonyms import antonyms_of
 from citeaudit.semantic.datasets import Pair
 from citeaudit.semantic.features import NameRun, initials, name_runs
@@ -135,10 +136,12 @@ def _swap_names(claim: str, evidence: str) -> str | None:
 
 def _change_number(claim: str, evidence: str) -> str | None:
     have = number_values(evidence)  # numerals and number words: "4" is no change where it says "four"
-    for mention in extract_numbers(claim):
+    # a marker ("[2]") is no number the claim states: blanked, so that it is neither read nor found
+    stated = NUMBERED_MARKER.sub(lambda m: " " * len(m.group()), claim)
+    for mention in extract_numbers(stated):
         if not any(r <= have for r in mention.readings):
             continue  # only a number the evidence has: changing it makes the claim wrong
-        at = claim.find(mention.text)
+        at = stated.find(mention.text)
         digits = [k for k, ch in enumerate(mention.text) if ch.isdigit()]
         if at < 0 or not digits:
             continue
