@@ -75,7 +75,7 @@ def test_without_the_veto_the_model_alone_would_say_entailed() -> None:
 
 def test_a_citation_marker_a_range_a_score_a_time_and_a_name_are_no_numbers() -> None:
     words, numbers = numbers_at(
-        "Won 10–7 at 15:30 [3], the HbA1c test of 1491-1510 in 2019 by 20km (9th), e^{-x^2} and x_1."
+        "Won 10–7 at 15:30 [3][1, 4], the HbA1c test of 1491-1510 in 2019 by 20km (9th), e^{-x^2} and x_1."
     )
     assert {words[k]: values for k, values in numbers.items()} == {
         "2019": frozenset({Decimal(2019)}),

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
 
+from citeaudit.checks.numbers import NUMBERED_MARKER
 from citeaudit.semantic.signals import STEM, STOPWORDS, WORD_RE, number_mentions, number_values
 
 __all__ = ["numbers_at", "replaced_numbers"]
@@ -44,22 +45,24 @@ _JOINED_AFTER = re.compile(r"[-–—:/]\d")
 
 
 def numbers_at(text: str) -> tuple[list[str], dict[int, frozenset[Decimal]]]:
-    """A text's words (casefolded) and, by word index, the values of each numeral there — not a
-    citation marker ("[2]") nor one joined to another number ("10–7", "15:30")."""
+    """A text's words (casefolded) and, by word index, the values of each numeral there — not one of a
+    citation marker ("[2]", "[1, 3]") nor one joined to another number ("10–7", "15:30")."""
     matches = list(WORD_RE.finditer(text))
     words = [m.group().casefold() for m in matches]
     if not _DIGIT.search(text):
         return words, {}
     # "1,000", "3,5", "2.4 million": read as the number checks read them, each reading kept
     separated: dict[str, set[Decimal]] | None = None
+    # citation markers ("[2]", "[1, 3]"), as the numbers check finds them
+    markers = [(m.start(), m.end()) for m in NUMBERED_MARKER.finditer(text)] if "[" in text else []
     out: dict[int, frozenset[Decimal]] = {}
     for k, m in enumerate(matches):
         token = m.group()
         if not token[0].isdecimal():
             continue  # a word, or a sign that reads as a digit but is none ("⑤", "²")
+        if any(lo <= m.start() < hi for lo, hi in markers):
+            continue
         before, after = text[max(0, m.start() - 2) : m.start()], text[m.end() : m.end() + 2]
-        if before.endswith("[") and after.startswith("]"):
-            continue  # a citation marker
         if _JOINED_BEFORE.search(before) or _JOINED_AFTER.match(after):
             continue
         if before[-1:].isalpha() or before.endswith(("^", "_")):
