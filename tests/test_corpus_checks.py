@@ -117,6 +117,20 @@ def test_the_seed_printed_off_by_one_range_is_reported_precisely() -> None:
     assert finding.suggestion == {"start": 25, "end": 80, "expected": " " + QUOTE[:-1]}
 
 
+@pytest.mark.parametrize(("quote", "said"), [("", "the quote is empty"), ("   ", "the quote is only spaces")])
+def test_an_empty_quote_is_said_to_be_empty_not_found_everywhere(quote: str, said: str) -> None:
+    # An empty string "occurs" at every position of the text: it is no place the quote could be.
+    report = _run([_citation(quote=quote)])
+    finding = report.rows[0].errors[0]
+    assert finding.code == "E_QUOTE_MISMATCH"
+    assert finding.message == f"the text at [25, 80) is not the quote; {said}"
+    assert finding.suggestion == {"expected": QUOTE}
+    invalid = _run([_citation(start=-1, quote=quote)]).rows[0].errors[0]
+    assert invalid.code == "E_RANGE_INVALID"
+    assert invalid.message == f"start -1 is negative; {said}"
+    assert invalid.suggestion is None
+
+
 def test_a_quote_that_matches_only_normalised_says_what_differs() -> None:
     report = _run(
         [_citation(start=0, end=10, quote="журнал  операций хранится в течение 30 календарных дней.")]
@@ -225,3 +239,13 @@ def test_a_quote_found_nowhere_says_so() -> None:
     finding = report.rows[0].errors[0]
     assert finding.message == "the text at [0, 10) is not the quote; the quote does not occur in the text"
     assert finding.suggestion == {"expected": TEXT[:10]}
+
+
+def test_a_corpus_citation_without_its_quote_is_refused_when_read() -> None:
+    # Quote-less citations are read in a work's text (docs: support.md); a corpus citation never is
+    # (a missing range is the seed's range_invalid, above).
+    citation = {k: v for k, v in _citation().items() if k != "quote"}
+    with pytest.raises(InputError) as caught:
+        parse_document({"claims": [{"id": "c1", "text": "x", "citation_ids": ["q1"]}], "citations": [citation]},
+                       "response.json")  # fmt: skip
+    assert str(caught.value) == "response.json: $.citations[0].quote: required field is missing"

@@ -361,12 +361,14 @@ class FixItem:
 
 @dataclass(frozen=True)
 class WeakClaim:
-    """A claim that passed every check but that a judge or a reviewer found not shown by its quotes."""
+    """A claim that passed every check but that a judge or a reviewer found not shown by its quotes (or,
+    where it quotes nothing, by the passages of the cited text the judge read)."""
 
     claim: str
     verdict: str
     by: str
     unsupported: tuple[str, ...]
+    basis: str = "quote"  # what was read: "quote", or "retrieved" (passages of the cited text)
 
 
 @dataclass(frozen=True)
@@ -397,7 +399,8 @@ class Feedback(Mapping[str, Any]):
             for item in data["fix"]
         )
         weak = tuple(
-            WeakClaim(w["claim"], w["verdict"], w["by"], tuple(w["unsupported"])) for w in data["weak"]
+            WeakClaim(w["claim"], w["verdict"], w["by"], tuple(w["unsupported"]), w.get("basis", "quote"))
+            for w in data["weak"]
         )
         keep = tuple(data["keep_unchanged"])
         return cls(data["clean"], fix, keep, weak, data["report_input_sha256"], data["rule"], dict(data))

@@ -115,6 +115,15 @@ def test_a_marker_naming_no_entry_suggests_the_likely_one() -> None:
     ]
 
 
+def test_a_label_in_another_case_is_suggested_not_linked() -> None:
+    text = "# R\n\nAttention replaced recurrence [S1].\n\n## Sources\n\n[s1] Vaswani, A. (2017). Attention Is All You Need.\n"
+    submission = parse_markdown(text, "r.md")
+    messages = [n.message for n in submission.notes if n.code == "E_MARKER_UNDEFINED"]
+    assert messages == [
+        "the marker [S1] names 'S1', which no entry of the references defines; did you mean [s1] (line 7:1)?"
+    ]
+
+
 SECTION = """# Report on Chains (2025)
 
 ## Growth (2024) [1]

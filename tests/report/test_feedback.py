@@ -54,7 +54,8 @@ def test_feedback_names_claims_a_judge_or_reviewer_found_weak(tmp_path: Path) ->
     assert instructions["clean"]
     assert instructions["weak"] == [
         {"claim": "c1", "verdict": "insufficient", "by": "rules/coverage<0.3/rules-1",
-         "unsupported": ["across", "archive", "every", "indefinitely", "lasts", "regional", "retention"]}
+         "unsupported": ["across", "archive", "every", "indefinitely", "lasts", "regional", "retention"],
+         "basis": "quote"}
     ]  # fmt: skip
     text = feedback_text(instructions)
     assert text.startswith("Every citation passed the deterministic checks.\nNot shown by their quotes")
@@ -116,3 +117,18 @@ def test_the_repair_loop_converges_on_the_fixes_it_gives() -> None:
 
     result = repair_loop(agent, max_rounds=1, **OPTIONS)
     assert (result.clean, result.rounds) == (True, 1)
+
+
+def test_advice_on_a_quote_less_claim_names_the_passages_read_not_quotes() -> None:
+    weak = {"claim": "c3", "verdict": "insufficient", "by": "learned/sha256:0/learned-8",
+            "unsupported": ["heavy metal"], "basis": "retrieved"}  # fmt: skip
+    instructions = {"clean": True, "fix": [], "keep_unchanged": [], "weak": [weak], "quote": []}
+    text = feedback_text(instructions)
+    assert text.splitlines()[1].startswith("Not shown by their quotes or the cited texts (a judgement")
+    assert (
+        "  - c3: insufficient according to learned/sha256:0/learned-8; not found in the passages read of the cited text: heavy metal"
+        in text
+    )
+    quoted = feedback_text({**instructions, "weak": [{**weak, "basis": "quote"}]})
+    assert "not found in the quotes: heavy metal" in quoted
+    assert "Not shown by their quotes (" in quoted

@@ -43,7 +43,7 @@ def test_the_shipped_model_is_json_of_this_feature_set() -> None:
 def test_judge_identity_names_the_model_digest() -> None:
     judge = make_judge("learned")
     assert isinstance(judge, LearnedJudge)
-    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-7"
+    assert str(judge.identity) == f"learned/sha256:{judge.model.digest[:16]}/learned-8"
     same = make_judge(f"learned:{shipped_model_path(default_model())}")
     assert same.identity == judge.identity  # the same bytes are the same judge, wherever the file is
 

@@ -26,11 +26,11 @@ def test_passages_are_read_with_the_retrieved_model_and_quotes_with_the_pooled_o
     assert pooled != retrieved
     on_quote = judge.judge(CLAIM, [Fragment("c1", TEXT)])
     on_passages = judge.judge(CLAIM, as_retrieved(CLAIM, [Fragment("c1", TEXT)], 3))
-    assert str(on_quote.judge) == f"learned/sha256:{pooled}/learned-7"
-    assert str(on_passages.judge) == f"learned/sha256:{retrieved}/learned-7"
+    assert str(on_quote.judge) == f"learned/sha256:{pooled}/learned-8"
+    assert str(on_passages.judge) == f"learned/sha256:{retrieved}/learned-8"
     assert str(
         make_judge("learned:wice").judge(CLAIM, as_retrieved(CLAIM, [Fragment("c1", TEXT)], 3)).judge
-    ) != (f"learned/sha256:{retrieved}/learned-7")  # a model named by the spec is used whatever the evidence
+    ) != (f"learned/sha256:{retrieved}/learned-8")  # a model named by the spec is used whatever the evidence
 
 
 def test_as_retrieved_gives_the_k_best_passages_marked_retrieved() -> None:

@@ -86,7 +86,7 @@ def test_train_prints_the_cross_validated_figures_and_the_model_works(
                         "--no-abstain")  # fmt: skip
     data: dict[str, Any] = json.loads(evaluated.stdout)
     assert data["coverage"] == 1.0  # no abstention
-    assert data["judge"]["prompt_version"] == "learned-7-no-abstain"
+    assert data["judge"]["prompt_version"] == "learned-8-no-abstain"
     assert [row["pairs"] for row in data["calibration"]]
     assert sum(r["pairs"] for r in data["calibration"]) == 300
 

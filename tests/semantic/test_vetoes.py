@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from citeaudit.semantic import features
 from citeaudit.semantic.datasets import Pair, load_pairs
 from citeaudit.semantic.factory import make_judge
 from citeaudit.semantic.features import featurize, name_runs
@@ -618,3 +619,40 @@ def test_a_number_only_inside_a_numbered_marker_is_no_number_absent() -> None:
     stated = featurize("The Harlow Bridge opened to traffic in 1998 with 2 lanes [2].", passage)
     assert [m.text for m in stated.numbers_absent] == ["2"]
     assert "S_NUMBER_ABSENT" in featurize("The Harlow Bridge opened to traffic in 1999 [2].", passage).signals
+
+
+def test_a_month_or_a_day_is_no_name_told_the_other_way_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A page dated before it names the country: "January … Canada" is no reversal of "Canada … January".
+    claim = "Giantsopoulos returned to Canada and signed with the club on January 23, 2019."
+    evidence = (
+        "January 23, 2019 - the club is pleased to welcome Giantsopoulos, who returned to Canada this winter."
+    )
+    assert featurize(claim, [Fragment("q", evidence)]).names_reversed == ()
+    monkeypatch.setattr(features, "DATE_WORDS", frozenset())  # read as names, they were reversed
+    assert featurize(claim, [Fragment("q", evidence)]).names_reversed == (
+        ("Giantsopoulos", "January"),
+        ("Canada", "January"),
+    )
+
+
+def test_the_name_probes_take_no_month_or_day_for_a_name() -> None:
+    claim = "In November 2015 he finished first in the championship in Bilbao, winning the title."
+    evidence = (
+        "In November 2015 he finished first in the championship in Bilbao, winning the title in December."
+    )
+    assert edit_claim("names_swapped", claim, evidence) is None  # "In Bilbao 2015 … in November" is no swap
+    assert edit_claim("name_from_passage", "He won the title in Bilbao.", evidence) is None  # only December
+
+
+def test_a_name_that_ends_a_clause_after_the_claims_name_is_not_in_its_place() -> None:
+    claim = "The Harlow Bridge opened to traffic in 1998."
+    for evidence in (
+        "The Harlow Bridge, which spans the River Tane, opened to traffic in 1998.",
+        "The Harlow Bridge (over the River Tane) opened to traffic in 1998.",
+    ):
+        assert featurize(claim, [Fragment("q", evidence)]).names_replaced == ()
+    # a name that ends no clause opened after the claim's is still in its place
+    other = "The Harlow Bridge spans the River Tane. The Millbrook Viaduct opened to traffic in 1998."
+    assert featurize(claim, [Fragment("q", other)]).names_replaced == (
+        ("Harlow Bridge", "Millbrook Viaduct"),
+    )

@@ -43,7 +43,10 @@ def range_problem(start: Any, end: Any, length: int) -> str | None:
 def locate_suggestion(text: SourceText, quote: str, cited: Span | None = None) -> dict[str, Any] | None:
     """Where the quote really is: its exact occurrence(s), else a normalised
     one with the differences, else the closest passage. A ``cited`` range
-    that holds nearly the quote (a typo in it) is that passage: no search."""
+    that holds nearly the quote (a typo in it) is that passage: no search. An empty quote (or one of
+    spaces) is nowhere: it would "occur" at every position of the text."""
+    if not quote.strip():
+        return None
     spans, total = text.find_exact(quote, MAX_LISTED)
     if total == 1:
         return {"start": spans[0].start, "end": spans[0].end}
@@ -82,7 +85,9 @@ def _cited_if_near(text: SourceText, needle: str, cited: Span | None) -> Closest
     return Closest(cited, similarity) if similarity >= NEARLY_THE_QUOTE else None
 
 
-def _where(suggestion: dict[str, Any] | None) -> str:
+def _where(suggestion: dict[str, Any] | None, quote: str) -> str:
+    if not quote.strip():
+        return "the quote is empty" if not quote else "the quote is only spaces"
     if not suggestion or not ("start" in suggestion or "count" in suggestion):
         return "the quote does not occur in the text"
     kind = "after normalisation" if suggestion.get("normalized_match") else "verbatim"
@@ -107,7 +112,9 @@ def _check_range(
     problem = range_problem(citation.start, citation.end, len(text.text))
     if problem is not None:
         suggestion = locate_suggestion(text, quote)
-        return [make("E_RANGE_INVALID", f"{problem}; {_where(suggestion)}", suggestion=suggestion)], None
+        return [
+            make("E_RANGE_INVALID", f"{problem}; {_where(suggestion, quote)}", suggestion=suggestion)
+        ], None
     start, end = citation.start, citation.end
     held = text.text[start:end]
     if held == quote:
@@ -117,7 +124,7 @@ def _check_range(
     return [
         make(
             "E_QUOTE_MISMATCH",
-            f"the text at [{start}, {end}) is not the quote; {_where(suggestion)}",
+            f"the text at [{start}, {end}) is not the quote; {_where(suggestion, quote)}",
             suggestion=suggestion,
         )
     ], None

@@ -1033,7 +1033,8 @@ class _Linker:
     def suggest(self, found: _Found, label: str) -> str:
         """``; did you mean [1] (line 40:1)?``: the entry a marker that names none likely means
         (a footnote number over a numbered list, a number over footnotes, the same author with
-        another year, the same year with a surname spelled nearly alike); empty when none."""
+        another year, the same year with a surname spelled nearly alike, a label in another case);
+        empty when none. Labels are matched exactly: a suggestion never links a marker."""
         likely: _Entry | None = None
         if found.kind == "footnote" and label[1:].isdigit():
             likely = self.by_label.get(str(int(label[1:])))
@@ -1051,6 +1052,9 @@ class _Linker:
                                           n=1, cutoff=0.75)  # fmt: skip
                 if close:
                     likely = self.by_plain_key[close[0]][0]
+        if likely is None:  # "[S1]" over an entry labelled "[s1]": one label that differs only in case
+            cased = [entry for other, entry in self.by_label.items() if other.casefold() == label.casefold()]
+            likely = cased[0] if len(cased) == 1 else None
         if likely is None:
             return ""
         shown = likely.shown if likely.shown.startswith("[") else likely.text[:60]

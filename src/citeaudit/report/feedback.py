@@ -83,7 +83,14 @@ def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
             continue
         by = "a reviewer" if reviewed in ("insufficient", "contradicted") else verdict["judge"]
         weak.append(
-            {"claim": claim["id"], "verdict": label, "by": by, "unsupported": verdict.get("unsupported", [])}
+            {
+                "claim": claim["id"],
+                "verdict": label,
+                "by": by,
+                "unsupported": verdict.get("unsupported", []),
+                # what was read: the quotes, or passages of the cited text found for a quote-less claim
+                "basis": verdict.get("basis", "quote"),
+            }
         )
     return weak
 
@@ -91,14 +98,24 @@ def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 def feedback_text(instructions: Mapping[str, Any]) -> str:
     """The same instructions as plain text, for a prompt."""
     weak = instructions.get("weak", [])
+    read = {"quote": "the quotes", "retrieved": "the passages read of the cited text"}
     advice = [
         f"  - {w['claim']}: {w['verdict']} according to {w['by']}"
-        + (f"; not found in the quotes: {', '.join(w['unsupported'])}" if w["unsupported"] else "")
+        + (
+            f"; not found in {read[w.get('basis', 'quote')]}: {', '.join(w['unsupported'])}"
+            if w["unsupported"]
+            else ""
+        )
         for w in weak
     ]
     if advice:
-        advice = ["", "Not shown by their quotes (a judgement, not a failed check); narrow the claim to what "
-                  "the quote says, cite a passage that says it, or remove it:", *advice]  # fmt: skip
+        shown = (
+            "their quotes"
+            if all(w.get("basis", "quote") == "quote" for w in weak)
+            else "their quotes or the cited texts"
+        )
+        advice = ["", f"Not shown by {shown} (a judgement, not a failed check); narrow the claim to what "
+                  "the source says, cite a passage that says it, or remove it:", *advice]  # fmt: skip
     to_quote = [
         f"  - {q['claim']}, citation {q['citation']}: set {json.dumps(q['fix'], ensure_ascii=False)} "
         f"(from the {q['basis'].replace('_', ' ')} at [{q['start']}, {q['end']}))"

@@ -49,6 +49,7 @@ from citeaudit.semantic.signals import (
 )
 
 __all__ = [
+    "DATE_WORDS",
     "DIRECTIONS",
     "FEATURES",
     "FEATURE_SET",
@@ -477,7 +478,9 @@ def _names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, ...], tuple[tuple[s
     distinct = [
         run
         for run in trimmed
-        if (found_in[run] if run in found_in else fragments_with(run)) and len("".join(run.stems)) > 1
+        if (found_in[run] if run in found_in else fragments_with(run))
+        and len("".join(run.stems)) > 1
+        and run.text.casefold() not in DATE_WORDS  # a date is no side of a reversal ("on 23 January")
     ]
     if len(distinct) < 2:
         return absent, ()
@@ -770,6 +773,12 @@ class _NameOrder:
 
 
 _ARTICLES = frozenset(("the", "a", "an"))
+# The names of months and days: a date, never a name told the other way round ("returned to Canada and
+# signed … on January 23" against a source telling January before Canada)
+DATE_WORDS = frozenset(
+    """january february march april may june july august september october november december monday
+    tuesday wednesday thursday friday saturday sunday""".split()  # noqa: SIM905
+)
 _COPULAS = frozenset(("is", "are", "was", "were"))
 _ARGUMENT_GAP = 4  # at most this many words between two names that are the two sides of one verb
 _LOWER = (False, "")  # a word that is no part of a name, as _NameOrder.sentence reads it
@@ -1013,6 +1022,7 @@ def _in_its_place(
     for sentence in texts:
         runs = name_runs(sentence)
         s_words, s_named, s_spans = _placed_names(sentence, runs)
+        own_runs = [run for run in runs if set(stems) <= set(run.stems)]
         own = [span for run, span in zip(runs, s_spans, strict=True) if set(stems) <= set(run.stems)]
         for run, span in zip(runs, s_spans, strict=True):
             if len("".join(run.stems)) <= 1:
@@ -1023,6 +1033,10 @@ def _in_its_place(
                 continue
             if set(stems) <= set(run.stems):  # the name itself, or within a longer one ("Zinta's Kings XI")
                 mine = True
+            elif right and not left and any(_ends_clause_of(sentence, own_run, run) for own_run in own_runs):
+                # "The Harlow Bridge, which spans the River Tane, opened": the word after the clause is
+                # the name's it opens after, not the one that ends it
+                mine = True
             elif (
                 other is None
                 and _may_stand_for(run, stems, claim_capitals, both_sides=left and right)
@@ -1030,6 +1044,25 @@ def _in_its_place(
             ):
                 other = run.text
     return mine, other
+
+
+_CLAUSE_OPENING = re.compile(r"\s*(?:,\s*(?:which|who|whose|whom|where|that)\b|\()", re.IGNORECASE)
+_CLAUSE_CLOSING = re.compile(r"\s*[,)]")
+_CLAUSE_INSIDE = re.compile(r"[,;()]")
+
+
+def _ends_clause_of(sentence: str, name: NameRun, other: NameRun) -> bool:
+    """Whether ``other`` ends a relative clause or a parenthesis that opens right after ``name``
+    ("Harlow Bridge, which spans the River Tane, opened"; "Harlow Bridge (over the River Tane) opened"),
+    one clause: no comma, semicolon or bracket inside it."""
+    if name.end > other.start:
+        return False
+    opening = _CLAUSE_OPENING.match(sentence, name.end)
+    return (
+        opening is not None
+        and _CLAUSE_CLOSING.match(sentence, other.end) is not None
+        and not _CLAUSE_INSIDE.search(sentence, opening.end(), other.start)
+    )
 
 
 def _one_list(words: Sequence[str], named: Sequence[bool], a: tuple[int, int], b: tuple[int, int]) -> bool:

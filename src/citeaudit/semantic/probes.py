@@ -20,6 +20,8 @@ Each edit is deterministic and made only where it applies:
 - ``name_from_passage``: a name of the claim that the evidence has replaced by another name of the
   same evidence that the claim does not have (the name a careless writer takes from the next line),
   never the name's acronym or its expansion ("FMM", "Forma Migratoria Múltiple"), which names the same;
+  no name edit takes a month or a day for a name (a date: "On Richard Amardi 22, 2017, August was
+  selected" is no swap a writer makes);
 - ``number_from_passage``: a numeral of the claim that the evidence has replaced by another numeral of
   the same evidence with as many digits, one the claim does not have ("signed in 1859" where the
   passage has 1859 for the signing and 1832 for something else) — never a citation marker ("[2]") nor
@@ -43,7 +45,7 @@ from text_to_num import alpha2digit
 from citeaudit.checks.numbers import NUMBERED_MARKER, extract_numbers
 from citeaudit.semantic.antonyms import antonyms_of
 from citeaudit.semantic.datasets import Pair
-from citeaudit.semantic.features import NameRun, initials, name_runs
+from citeaudit.semantic.features import DATE_WORDS, NameRun, initials, name_runs
 from citeaudit.semantic.interface import Judge
 from citeaudit.semantic.number_places import numbers_at
 from citeaudit.semantic.signals import WORD_RE, number_values
@@ -96,8 +98,17 @@ def _negate(claim: str, word: str) -> str | None:
 def _evidence_names(claim: str, evidence: str) -> list[NameRun]:
     """The claim's names that the evidence has, every word capitalised."""
     capitals = _capital_stems(evidence)
-    # A single letter ("C" of 20°C) is no name.
-    return [run for run in name_runs(claim) if set(run.stems) <= capitals and len("".join(run.stems)) > 1]
+    # A single letter ("C" of 20°C) is no name, nor a month or a day ("On Richard Amardi 22, 2017,
+    # August was selected" is no swap of two names).
+    return [
+        run
+        for run in name_runs(claim)
+        if set(run.stems) <= capitals and len("".join(run.stems)) > 1 and not _date(run.text)
+    ]
+
+
+def _date(name: str) -> bool:
+    return name.casefold() in DATE_WORDS
 
 
 def _replace_name(claim: str, evidence: str, pool: Sequence[str]) -> str | None:
@@ -211,6 +222,7 @@ def _name_from_passage(claim: str, evidence: str) -> str | None:
             for r in name_runs(evidence)
             if not r.first
             and len(r.text) > 2
+            and not _date(r.text)
             and not set(r.stems) & mine
             and not _one_spells(run.text, r.text)
         }
@@ -271,7 +283,9 @@ def _labels(judge: Judge, pairs: Sequence[Pair]) -> list[str]:
 def probe(judge: Judge, pairs: Sequence[Pair]) -> dict[str, Any]:
     """Per edit: the pairs it applies to, those of them the judge calls ``entailed`` unedited, how
     many of those stay ``entailed`` edited, and that share (None where the judge said none)."""
-    pool = sorted({run.text for p in pairs for run in name_runs(p.claim) if not run.first})
+    pool = sorted(
+        {run.text for p in pairs for run in name_runs(p.claim) if not run.first and not _date(run.text)}
+    )
     numbers = sorted(
         {
             w.casefold()

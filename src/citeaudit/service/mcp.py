@@ -464,7 +464,17 @@ def _feedback_schema() -> dict[str, Any]:
         problems={"type": "array", "items": problem},
     )
     weak = _object(
-        ["claim", "verdict", "by", "unsupported"], claim=_STR, verdict=_STR, by=_STR, unsupported=_STRS
+        ["claim", "verdict", "by", "unsupported"],
+        {
+            "basis": {
+                "enum": ["quote", "retrieved"],
+                "description": "What was read: quotes, or passages found.",
+            }
+        },
+        claim=_STR,
+        verdict=_STR,
+        by=_STR,
+        unsupported=_STRS,
     )
     to_quote = _object(
         ["claim", "citation", "fix", "basis", "start", "end"],
