@@ -651,6 +651,17 @@ def test_a_name_that_ends_a_clause_after_the_claims_name_is_not_in_its_place() -
         "The Harlow Bridge (over the River Tane) opened to traffic in 1998.",
     ):
         assert featurize(claim, [Fragment("q", evidence)]).names_replaced == ()
+    # the name ending the clause put where the name it opens after stands is in that name's place; a
+    # claim naming it elsewhere (not opening the claim) is not
+    clause = [Fragment("q", "The Harlow Bridge, which spans the River Tane, opened to traffic in 1998.")]
+    assert featurize("The River Tane opened to traffic in 1998.", clause).names_replaced == (
+        ("River Tane", "Harlow Bridge"),
+    )
+    for right in (
+        "The bridge over the River Tane opened to traffic in 1998.",
+        "It was built on the River Tane and opened to traffic in 1998.",
+    ):
+        assert featurize(right, clause).names_replaced == ()
     # a name that ends no clause opened after the claim's is still in its place
     other = "The Harlow Bridge spans the River Tane. The Millbrook Viaduct opened to traffic in 1998."
     assert featurize(claim, [Fragment("q", other)]).names_replaced == (

@@ -994,7 +994,10 @@ def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]
         before, after = _context(c_words, c_named, lo, hi)
         # "X was Y" says "Y was X": a name right after a copula stands where a name right before it does
         turned = {c_words[lo - 1]} & _COPULAS if lo else set()
-        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after, turned)
+        # the word after a name that opens the claim (its subject): read against a clause it ends
+        opens = all(w in _ARTICLES for w in c_words[:lo])
+        following = c_words[hi] if opens and hi < len(c_words) and not c_named[hi] else None
+        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after, turned, following)
         if other is not None and not mine:
             found.append((run.text, other))
     return tuple(found)
@@ -1012,12 +1015,16 @@ def _in_its_place(
     before: set[str],
     after: set[str],
     turned: AbstractSet[str] = frozenset(),
+    following: str | None = None,
 ) -> tuple[bool, str | None]:
     """Whether these sentences have the name ``stems`` beside a word of ``before`` (on its left) or of
     ``after`` (on its right), and the first other name that they have there: one the claim lacks, or,
     beside its words on both sides, one the claim has elsewhere ("paid by Africans themselves" for
     "paid by Act themselves"). ``turned``: a copula right before the claim's name, matched on the other
-    name's right."""
+    name's right. ``following``: the claim's word right after the name where the name opens the claim;
+    where the name ends a clause and the sentence goes on with that word, the place is the name's the
+    clause opens after ("The River Tane opened" against "The Harlow Bridge, which spans the River Tane,
+    opened")."""
     mine, other = False, None
     for sentence in texts:
         runs = name_runs(sentence)
@@ -1032,7 +1039,15 @@ def _in_its_place(
             if not (left or right):
                 continue
             if set(stems) <= set(run.stems):  # the name itself, or within a longer one ("Zinta's Kings XI")
-                mine = True
+                heads = [
+                    head
+                    for head in runs
+                    if right and not left and following and _ends_clause_of(sentence, head, run)
+                ]
+                if not heads or _word_after_clause(sentence, run) != following:
+                    mine = True
+                elif other is None and _may_stand_for(heads[0], stems, claim_capitals, both_sides=False):
+                    other = heads[0].text
             elif right and not left and any(_ends_clause_of(sentence, own_run, run) for own_run in own_runs):
                 # "The Harlow Bridge, which spans the River Tane, opened": the word after the clause is
                 # the name's it opens after, not the one that ends it
@@ -1063,6 +1078,13 @@ def _ends_clause_of(sentence: str, name: NameRun, other: NameRun) -> bool:
         and _CLAUSE_CLOSING.match(sentence, other.end) is not None
         and not _CLAUSE_INSIDE.search(sentence, opening.end(), other.start)
     )
+
+
+def _word_after_clause(sentence: str, name: NameRun) -> str | None:
+    """The word (casefolded) that goes on after the comma or bracket closing a clause at ``name``."""
+    closing = _CLAUSE_CLOSING.match(sentence, name.end)
+    word = WORD_RE.search(sentence, closing.end()) if closing else None
+    return word.group().casefold() if word else None
 
 
 def _one_list(words: Sequence[str], named: Sequence[bool], a: tuple[int, int], b: tuple[int, int]) -> bool:

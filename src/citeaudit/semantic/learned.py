@@ -57,8 +57,8 @@ MODEL_VERSION = 1
 MAX_MODEL_BYTES = 4 * 1024 * 1024
 # 2: the vetoes; 3: word order, weights signed by meaning, Wilson thresholds; 4: number words, antonyms,
 # a name put in another's place, reported speech, names reversed only around a shared word; 7: a number
-# the passage says of something else; 8: a month or a day is no name reversed, and the name ending a
-# clause is not in the place after it
+# the passage says of something else; 8: a month or a day is no name reversed, and the place after a
+# clause is the name's it opens after
 PROMPT_VERSION = "learned-8"
 _REASONS = 3
 
