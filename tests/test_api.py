@@ -166,7 +166,7 @@ def test_a_bad_answer_is_an_input_error_of_one_line(answer: Any, message: str) -
         ({"cache": 3}, "cache: expected a path, got 3"),
         ({"severity": {"E_UNCITED": 1}}, 'severity: expected a mapping of CODE to "error", "warning" or "info"'),
         ({"severity": {"E_NOPE": "info"}}, "severity: unknown finding code 'E_NOPE'"),
-        ({"judge": "oracle"}, "unknown judge 'oracle'; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these"),
+        ({"judge": "oracle"}, "unknown judge 'oracle'; expected 'rules', 'learned[:NAME|MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these ('none' skips the semantic stage)"),
         ({"judge": 3}, "judge: expected a spec or a judge object, got int"),
         ({"store": 3}, "store: expected a path, a URL or a SourceLookup, got int"),
         ({"store": "ev.db"}, "store: give scope='TENANT/USER' too (the scope its sources are read in)"),

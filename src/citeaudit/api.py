@@ -369,6 +369,7 @@ class WeakClaim:
     by: str
     unsupported: tuple[str, ...]
     basis: str = "quote"  # what was read: "quote", or "retrieved" (passages of the cited text)
+    vetoes: tuple[str, ...] = ()  # a learned judge's vetoes, each with what raised it
 
 
 @dataclass(frozen=True)
@@ -399,7 +400,14 @@ class Feedback(Mapping[str, Any]):
             for item in data["fix"]
         )
         weak = tuple(
-            WeakClaim(w["claim"], w["verdict"], w["by"], tuple(w["unsupported"]), w.get("basis", "quote"))
+            WeakClaim(
+                w["claim"],
+                w["verdict"],
+                w["by"],
+                tuple(w["unsupported"]),
+                w.get("basis", "quote"),
+                tuple(w.get("vetoes", ())),
+            )
             for w in data["weak"]
         )
         keep = tuple(data["keep_unchanged"])

@@ -132,3 +132,46 @@ def test_advice_on_a_quote_less_claim_names_the_passages_read_not_quotes() -> No
     quoted = feedback_text({**instructions, "weak": [{**weak, "basis": "quote"}]})
     assert "not found in the quotes: heavy metal" in quoted
     assert "Not shown by their quotes (" in quoted
+
+
+def _report(findings: list[dict[str, Any]], verdict: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "results": [{"claim": "c1", "citation": "q1", "findings": findings}],
+        "claims": [{"id": "c1", "status": "could_not_check", "verdict": verdict}],
+        "input_sha256": "0" * 64,
+    }
+
+
+def test_a_claim_that_only_could_not_be_checked_waits_for_a_person_whatever_the_code() -> None:
+    not_pinned = {"code": "E_NOT_PINNED", "label": "E_NOT_PINNED", "severity": "error",
+                  "outcome": "could_not_check", "message": "offline, and no pin of https://example.org/a was found"}  # fmt: skip
+    assert feedback(_report([not_pinned]))["fix"][0]["action"] == "wait_for_a_person"
+    wrong = {"code": "E_YEAR_MISMATCH", "label": "E_YEAR_MISMATCH", "severity": "error", "outcome": "wrong",
+             "message": "1999 is not a year of the work"}  # fmt: skip
+    assert feedback(_report([not_pinned, wrong]))["fix"][0]["action"] == "fix_or_delete"
+
+
+def test_a_message_ending_in_a_question_mark_gets_no_full_stop_after_it() -> None:
+    undefined = {"code": "E_MARKER_UNDEFINED", "label": "E_MARKER_UNDEFINED", "severity": "error",
+                 "outcome": "wrong", "message": "the marker [S1] names 'S1'; did you mean [s1] (line 7:1)?"}  # fmt: skip
+    text = feedback_text(feedback(_report([undefined])))
+    assert "did you mean [s1] (line 7:1)?\n" in text
+    assert "?." not in text
+
+
+def test_a_vetoed_unknown_verdict_is_advice_naming_the_veto() -> None:
+    verdict = {"label": "unknown", "judge": "learned/sha256:0/learned-8", "unsupported": [],
+               "reason": "veto S_NAME_REPLACED (River Tane / Harlow Bridge): never entailed; "
+                         "triples_window=1.00 (+0.89)"}  # fmt: skip
+    instructions = feedback(_report([], verdict))
+    assert instructions["clean"]  # advice, never a failed check
+    assert instructions["weak"] == [
+        {"claim": "c1", "verdict": "unknown", "by": "learned/sha256:0/learned-8", "unsupported": [],
+         "basis": "quote", "vetoes": ["S_NAME_REPLACED (River Tane / Harlow Bridge)"]}
+    ]  # fmt: skip
+    assert (
+        "  - c1: unknown according to learned/sha256:0/learned-8; it says what the source does not: "
+        "S_NAME_REPLACED (River Tane / Harlow Bridge)" in feedback_text(instructions)
+    )
+    # an unknown with no veto (the band between the thresholds) is no advice
+    assert feedback(_report([], {**verdict, "reason": "triples_window=1.00 (+0.89)"}))["weak"] == []

@@ -69,7 +69,7 @@ def test_eval_on_the_real_sets(dataset: str, parts: tuple[str, ...], pairs: int,
         ("", "rules", "citeaudit: error: {f}: no wice records\n"),
         ("{}", "nli:", "citeaudit: error: judge 'nli:': expected nli:MODEL_DIR_OR_HUB_ID[?OPTIONS][#LABEL,…]\n"),
         ("{}", "llm:gpt", "citeaudit: error: judge 'llm:gpt': expected llm:MODEL@http(s)://HOST/PATH\n"),
-        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these\n"),
+        ("{}", "oracle", "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:NAME|MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' or 'rules+' and one of these ('none' skips the semantic stage)\n"),
     ],
 )  # fmt: skip
 def test_eval_bad_input(line: str, judge: str, message: str, tmp_path: Path) -> None:

@@ -35,8 +35,8 @@ def test_a_spec_no_backend_names_is_refused(spec: str) -> None:
     with pytest.raises(ConfigError) as caught:
         make_judge(spec)
     assert str(caught.value) == (
-        f"unknown judge {spec!r}; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' "
-        "or 'rules+' and one of these"
+        f"unknown judge {spec!r}; expected 'rules', 'learned[:NAME|MODEL.json]', 'nli:MODEL', 'llm:MODEL@URL' "
+        "or 'rules+' and one of these ('none' skips the semantic stage)"
     )
 
 
@@ -75,7 +75,9 @@ def test_a_new_backend_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert judge.per_claim
     assert [v.label for v in judge.judge_many([("c", []), ("d", [])])] == ["insufficient", "insufficient"]
     assert isinstance(make_judge("rules+echo:no"), CascadeJudge)
-    expected = r"expected 'rules', 'learned\[:MODEL\.json\]', 'nli:MODEL', 'llm:MODEL@URL', 'echo:LABEL' or"
+    expected = (
+        r"expected 'rules', 'learned\[:NAME\|MODEL\.json\]', 'nli:MODEL', 'llm:MODEL@URL', 'echo:LABEL' or"
+    )
     with pytest.raises(ConfigError, match=expected):
         make_judge("oracle")
 

@@ -667,3 +667,49 @@ def test_a_name_that_ends_a_clause_after_the_claims_name_is_not_in_its_place() -
     assert featurize(claim, [Fragment("q", other)]).names_replaced == (
         ("Harlow Bridge", "Millbrook Viaduct"),
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "replaced"),
+    [
+        ("Clara Voss moved to Lisbon in June 1987.",
+         "The Orchard Museum (founded by Clara Voss in 1962) moved to Lisbon in June 1987.",
+         ("Clara Voss", "Orchard Museum")),
+        ("Daniel Marsh won the regional election on 14 May 2015.",
+         "Elena Marsh, whose brother Daniel Marsh ran the Corrington Gazette, won the regional election on 14 May 2015.",
+         ("Daniel Marsh", "Elena Marsh")),
+        ("Anna Lindqvist had lost to Santini in Geneva.",
+         "Riedel, who was coached by Anna Lindqvist, had lost to Santini in Geneva.",
+         ("Anna Lindqvist", "Riedel")),
+        ("The poet Colm Darragh published her first book with Harbour Press in 1958.",
+         "The novelist Iris Fenwick, whose mentor was the poet Colm Darragh, published her first book with Harbour Press in 1958.",
+         ("Colm Darragh", "Iris Fenwick")),
+    ],
+)  # fmt: skip
+def test_a_name_from_a_clause_put_as_the_subject_is_in_its_heads_place(
+    claim: str, evidence: str, replaced: tuple[str, str]
+) -> None:
+    assert featurize(claim, [Fragment("q", evidence)]).names_replaced == (replaced,)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The Orchard Museum moved to Lisbon in June 1987.",
+         "The Orchard Museum (founded by Clara Voss in 1962) moved to Lisbon in June 1987."),
+        ("Elena Marsh won the regional election on 14 May 2015.",
+         "Elena Marsh, whose brother Daniel Marsh ran the Corrington Gazette, won the regional election on 14 May 2015."),
+        ("The Harlow Bridge opened to traffic in Dunmore in 1998.",
+         "The Harlow Bridge, which was designed by Margaret Ellery, opened to traffic in Dunmore in 1998."),
+        ("Freedom of Information (FOI) requests were ignored.",
+         "Freedom of Information (FOI) requests were ignored by the unit."),
+        ("On 9 August 2008, Tomas Riedel beat Marco Santini in the final.",
+         "On 9 August 2008, Tomas Riedel of the Halden Rowing Club beat Marco Santini in the final."),
+    ],
+)  # fmt: skip
+def test_the_head_of_a_clause_and_a_clause_the_claim_tells_too_are_in_their_place(
+    claim: str, evidence: str
+) -> None:
+    # the passive of a clause ("founded by Clara Voss") turns no order round either
+    found = featurize(claim, [Fragment("q", evidence)])
+    assert (found.names_replaced, found.names_reversed) == ((), ())

@@ -335,9 +335,9 @@ def test_the_judge_is_the_operators_choice(world: Path) -> None:
     bad = run_cli("mcp", "--judge", "oracle")
     assert bad.code == 2
     assert bad.stderr.strip() == (
-        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', "
+        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:NAME|MODEL.json]', 'nli:MODEL', "
         "'llm:MODEL@URL' "
-        "or 'rules+' and one of these"
+        "or 'rules+' and one of these ('none' skips the semantic stage)"
     )
 
 

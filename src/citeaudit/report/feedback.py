@@ -5,14 +5,19 @@ shown by their quotes (seed 000 step 6). ``citeaudit feedback`` and the repair l
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from citeaudit.model import Report
+from citeaudit.model import Outcome, Report
 from citeaudit.report.fixes import finding_patch, passage_fixes
 from citeaudit.report.json import report_to_dict
 
 __all__ = ["RULE", "feedback", "feedback_text"]
+
+_UNCHECKED_BEFORE = frozenset(("E_NOT_CACHED", "E_NO_SNAPSHOT", "E_REGISTRY_UNAVAILABLE"))
+# A learned judge's veto as its reason names it: "veto S_NAME_REPLACED (River Tane / Harlow Bridge): …"
+_VETO = re.compile(r"veto (S_[A-Z_]+(?: \(.*?\))?): never entailed")
 
 RULE = (
     "Fix or delete only the claims listed below. Do not change, add or reword any other claim. "
@@ -27,11 +32,18 @@ def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
     when it has one, is the patch to merge into its citation (the input's own field names)."""
     data = report_to_dict(report) if isinstance(report, Report) else dict(report)
     by_claim: dict[str, list[dict[str, Any]]] = {}
+    checkable: set[str] = set()  # claims with an error that is not "could not check"
     for row in data["results"]:
         errors = [f for f in row["findings"] if f["severity"] == "error"]
         if row["claim"] is None or not errors:
             continue
         for finding in errors:
+            # (a report without outcomes, written by an earlier citeaudit: the codes it knew)
+            outcome = finding.get("outcome") or (
+                Outcome.UNCHECKED.value if finding["label"] in _UNCHECKED_BEFORE else None
+            )
+            if outcome != Outcome.UNCHECKED.value:
+                checkable.add(row["claim"])
             problem = {"citation": row["citation"], "code": finding["label"], "why": finding["message"]}
             if finding.get("suggestion"):
                 problem["suggestion"] = finding["suggestion"]
@@ -42,10 +54,8 @@ def feedback(report: Report | Mapping[str, Any]) -> dict[str, Any]:
     statuses = {c["id"]: c["status"] for c in data["claims"]}
     fix = []
     for claim_id, problems in sorted(by_claim.items()):
-        unchecked = all(
-            p["code"] in {"E_NOT_CACHED", "E_NO_SNAPSHOT", "E_REGISTRY_UNAVAILABLE"} for p in problems
-        )
-        action = "wait_for_a_person" if unchecked else "fix_or_delete"
+        # only "could not check" (offline, no pin, no snapshot, a registry down): nothing to fix
+        action = "fix_or_delete" if claim_id in checkable else "wait_for_a_person"
         fix.append(
             {"claim": claim_id, "action": action, "status": statuses.get(claim_id), "problems": problems}
         )
@@ -73,15 +83,20 @@ def _passages_to_quote(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Claims that passed every check but that a judge or a reviewer found not
-    shown by their quotes: advice, not errors (``clean`` ignores them)."""
+    shown by their quotes (``insufficient``, ``contradicted``, or ``unknown`` with a veto naming
+    what the source does not say): advice, not errors (``clean`` ignores them)."""
     weak = []
     for claim in data["claims"]:
         verdict = claim.get("verdict") or {}
         reviewed = claim.get("review_status")
         label = reviewed if reviewed in ("insufficient", "contradicted") else verdict.get("label")
-        if reviewed == "supported" or label not in ("insufficient", "contradicted"):
+        if reviewed == "supported" or label not in ("insufficient", "contradicted", "unknown"):
             continue
         by = "a reviewer" if reviewed in ("insufficient", "contradicted") else verdict["judge"]
+        # a learned judge's veto names the part the source does not say (the verdict stays unknown)
+        vetoes = [] if by == "a reviewer" else _VETO.findall(verdict.get("reason") or "")
+        if label not in ("insufficient", "contradicted") and not vetoes:
+            continue
         weak.append(
             {
                 "claim": claim["id"],
@@ -90,6 +105,7 @@ def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "unsupported": verdict.get("unsupported", []),
                 # what was read: the quotes, or passages of the cited text found for a quote-less claim
                 "basis": verdict.get("basis", "quote"),
+                **({"vetoes": vetoes} if vetoes else {}),
             }
         )
     return weak
@@ -101,6 +117,7 @@ def feedback_text(instructions: Mapping[str, Any]) -> str:
     read = {"quote": "the quotes", "retrieved": "the passages read of the cited text"}
     advice = [
         f"  - {w['claim']}: {w['verdict']} according to {w['by']}"
+        + (f"; it says what the source does not: {'; '.join(w['vetoes'])}" if w.get("vetoes") else "")
         + (
             f"; not found in {read[w.get('basis', 'quote')]}: {', '.join(w['unsupported'])}"
             if w["unsupported"]
@@ -144,7 +161,8 @@ def feedback_text(instructions: Mapping[str, Any]) -> str:
                 )
             )
             where = f"citation {p['citation']}" if p["citation"] else "the claim"
-            lines.append(f"  - {p['code']} on {where}: {p['why']}.{hint}")
+            why = p["why"] if p["why"].endswith((".", "?", "!")) else p["why"] + "."
+            lines.append(f"  - {p['code']} on {where}: {why}{hint}")
     if instructions["keep_unchanged"]:
         lines += ["", "Keep unchanged: " + ", ".join(instructions["keep_unchanged"])]
     return "\n".join(lines + advice) + "\n"

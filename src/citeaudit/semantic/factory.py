@@ -128,7 +128,9 @@ def _nli(spec: str, argument: str, offline: bool) -> Judge:
 # Every backend a spec can name, in the order help texts and messages list them.
 BACKENDS: dict[str, Backend] = {
     "rules": Backend("rules", "rules", _rules, takes_argument=False),
-    "learned": Backend(f"learned[:{_NAMES}|MODEL.json]", "learned[:MODEL.json]", _learned, never_cached=True),
+    "learned": Backend(
+        f"learned[:{_NAMES}|MODEL.json]", "learned[:NAME|MODEL.json]", _learned, never_cached=True
+    ),
     "nli": Backend("nli:MODEL[?OPTIONS][#LABELS]", "nli:MODEL", _nli),
     "llm": Backend("llm:MODEL@URL", "llm:MODEL@URL", _llm, cache_only_offline=True),
 }
@@ -166,7 +168,10 @@ def make_judge(spec: str, cache_dir: Path | None = None, *, offline: bool = Fals
     backend = BACKENDS.get(name)
     if backend is None or (not backend.takes_argument and spec != name):
         expected = ", ".join(repr(b.short) for b in BACKENDS.values())
-        raise ConfigError(f"unknown judge {spec!r}; expected {expected} or {CASCADE!r} and one of these")
+        raise ConfigError(
+            f"unknown judge {spec!r}; expected {expected} or {CASCADE!r} and one of these "
+            "('none' skips the semantic stage)"
+        )
     judge = backend.build(spec, argument, offline)
     if cache_dir is None or backend.never_cached:
         if offline and backend.cache_only_offline:

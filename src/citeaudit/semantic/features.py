@@ -661,6 +661,7 @@ class _NameOrder:
         self._beside: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
         self._read: dict[int, tuple[list[tuple[bool, str]], list[str]]] = {}
         self._holding: dict[tuple[str, ...], list[int]] = {}
+        self._aside: dict[int, frozenset[int]] = {}
 
     def sentence(self, j: int) -> tuple[list[tuple[bool, str]], list[str]]:
         """Evidence sentence ``j`` as (capitalised, name stem) per word and its casefolded words (only
@@ -670,6 +671,19 @@ class _NameOrder:
             names = [(True, _name_stem(w)) if w[0].isupper() else _LOWER for w in raw]  # names: capitals
             self._read[j] = (names, [w.casefold() for w in raw])
         return self._read[j]
+
+    def aside(self, j: int) -> frozenset[int]:
+        """The word indices of evidence sentence ``j`` inside a parenthesis or a relative clause set off
+        by commas (", which … ,"): words that say something of a name, not of the sentence's verb."""
+        if j not in self._aside:
+            text = self.ev.texts[j]
+            spans = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
+            self._aside[j] = frozenset(
+                k
+                for k, m in enumerate(WORD_RE.finditer(text))
+                if any(lo <= m.start() < hi for lo, hi in spans)
+            )
+        return self._aside[j]
 
     def holding(self, run: NameRun) -> list[int]:
         """The evidence sentences that have the name, every word capitalised."""
@@ -735,7 +749,8 @@ class _NameOrder:
                 for i in _name_at(tokens, a):
                     for k in _name_at(tokens, b):
                         lo, hi = (i, k - len(b.stems) + 1) if i < k else (k, i - len(a.stems) + 1)
-                        passive = any(_passive_by(folded, t) for t in range(lo, hi))
+                        aside = self.aside(j)  # a clause's own passive ("(founded by X)") turns nothing
+                        passive = any(_passive_by(folded, t) for t in range(lo, hi) if t not in aside)
                         inner = [
                             w
                             for w, (upper, _) in zip(folded[lo + 1 : hi], tokens[lo + 1 : hi], strict=True)
@@ -979,7 +994,7 @@ def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]
     c_words, c_named, c_spans = _placed_names(claim.text, claim.names)
     found: list[tuple[str, str]] = []
     for run, (lo, hi) in zip(claim.names, c_spans, strict=True):
-        if run.first or hi <= lo or len("".join(run.stems)) <= 1:
+        if (run.first and len(run.stems) < 2) or hi <= lo or len("".join(run.stems)) <= 1:
             continue  # (a sentence's first word may be capitalised only for being first)
         if not all(stem in ev.all_terms or len(stem) < 3 for stem in run.stems):
             continue  # a name the passage lacks is S_NAME_ABSENT's
@@ -994,13 +1009,25 @@ def _replaced_names(claim: _Claim, ev: _Evidence) -> tuple[tuple[str, str], ...]
         before, after = _context(c_words, c_named, lo, hi)
         # "X was Y" says "Y was X": a name right after a copula stands where a name right before it does
         turned = {c_words[lo - 1]} & _COPULAS if lo else set()
-        # the word after a name that opens the claim (its subject): read against a clause it ends
-        opens = all(w in _ARTICLES for w in c_words[:lo])
+        # the word after a name that opens the claim (its subject, after an article and a title at
+        # most: "The poet Colm Darragh"), read against a clause the passage has the name in
+        opens = _opens(c_words[:lo], c_named[:lo])
         following = c_words[hi] if opens and hi < len(c_words) and not c_named[hi] else None
-        mine, other = _in_its_place(texts, run.stems, claim_capitals, before, after, turned, following)
+        mine, other = _in_its_place(
+            texts, run.stems, claim_capitals, before, after, turned, following, clause_only=run.first
+        )
         if other is not None and not mine:
             found.append((run.text, other))
     return tuple(found)
+
+
+def _opens(words: Sequence[str], named: Sequence[bool]) -> bool:
+    """Whether a name after these words opens its sentence: nothing but an article, a title word
+    ("The poet …") or the words of a name and its "of" ("The University of …") before it."""
+    rest = [w for w, n in zip(words, named, strict=True) if not n and w != "of"]
+    if rest and rest[0] in _ARTICLES:
+        rest = rest[1:]
+    return not rest or (len(rest) == 1 and rest[0] not in STOPWORDS)
 
 
 def _index(claim: _Claim, token: _Token) -> int:
@@ -1016,15 +1043,17 @@ def _in_its_place(
     after: set[str],
     turned: AbstractSet[str] = frozenset(),
     following: str | None = None,
+    clause_only: bool = False,
 ) -> tuple[bool, str | None]:
     """Whether these sentences have the name ``stems`` beside a word of ``before`` (on its left) or of
     ``after`` (on its right), and the first other name that they have there: one the claim lacks, or,
     beside its words on both sides, one the claim has elsewhere ("paid by Africans themselves" for
     "paid by Act themselves"). ``turned``: a copula right before the claim's name, matched on the other
     name's right. ``following``: the claim's word right after the name where the name opens the claim;
-    where the name ends a clause and the sentence goes on with that word, the place is the name's the
-    clause opens after ("The River Tane opened" against "The Harlow Bridge, which spans the River Tane,
-    opened")."""
+    where the name is inside a clause and the sentence goes on with that word after it, the place is
+    the name's the clause opens after ("The River Tane opened" against "The Harlow Bridge, which spans
+    the River Tane, opened"). ``clause_only``: that is the only other name read (a name starting the
+    claim, whose capital may be only the sentence's)."""
     mine, other = False, None
     for sentence in texts:
         runs = name_runs(sentence)
@@ -1034,26 +1063,34 @@ def _in_its_place(
         for run, span in zip(runs, s_spans, strict=True):
             if len("".join(run.stems)) <= 1:
                 continue
+            itself = set(stems) <= set(run.stems)  # the name, or within a longer one ("Zinta's Kings XI")
+            # (a head the claim names too tells the same clause: "Freedom of Information (FOI) requests")
+            heads = [
+                h
+                for h in runs
+                if itself
+                and following
+                and not set(h.stems) <= claim_capitals
+                and _clause_after(sentence, h, run) == following
+            ]
+            if heads:  # the claim goes on as the sentence does after the clause: the place is its head's
+                # (a head starting the sentence is a name too: "Riedel, who was coached by Anna Lindqvist")
+                if other is None and not set(stems) <= set(heads[0].stems):
+                    other = heads[0].text
+                continue
             o_before, o_after = _context(s_words, s_named, *span)
             left, right = bool(before & o_before), bool(after & o_after or turned & o_after)
             if not (left or right):
                 continue
-            if set(stems) <= set(run.stems):  # the name itself, or within a longer one ("Zinta's Kings XI")
-                heads = [
-                    head
-                    for head in runs
-                    if right and not left and following and _ends_clause_of(sentence, head, run)
-                ]
-                if not heads or _word_after_clause(sentence, run) != following:
-                    mine = True
-                elif other is None and _may_stand_for(heads[0], stems, claim_capitals, both_sides=False):
-                    other = heads[0].text
-            elif right and not left and any(_ends_clause_of(sentence, own_run, run) for own_run in own_runs):
+            if itself:
+                mine = True
+            elif right and not left and any(_belongs_to(sentence, own_run, run) for own_run in own_runs):
                 # "The Harlow Bridge, which spans the River Tane, opened": the word after the clause is
-                # the name's it opens after, not the one that ends it
+                # the name's it opens after, not the one inside it
                 mine = True
             elif (
-                other is None
+                not clause_only
+                and other is None
                 and _may_stand_for(run, stems, claim_capitals, both_sides=left and right)
                 and not any(_one_list(s_words, s_named, span, at) for at in own)
             ):
@@ -1062,29 +1099,41 @@ def _in_its_place(
 
 
 _CLAUSE_OPENING = re.compile(r"\s*(?:,\s*(?:which|who|whose|whom|where|that)\b|\()", re.IGNORECASE)
-_CLAUSE_CLOSING = re.compile(r"\s*[,)]")
-_CLAUSE_INSIDE = re.compile(r"[,;()]")
 
 
-def _ends_clause_of(sentence: str, name: NameRun, other: NameRun) -> bool:
-    """Whether ``other`` ends a relative clause or a parenthesis that opens right after ``name``
-    ("Harlow Bridge, which spans the River Tane, opened"; "Harlow Bridge (over the River Tane) opened"),
-    one clause: no comma, semicolon or bracket inside it."""
-    if name.end > other.start:
-        return False
+def _clause_after(sentence: str, name: NameRun, inside: NameRun) -> str | None:
+    """Where ``inside`` is within a relative clause or a parenthesis that opens right after ``name``
+    ("Harlow Bridge, which spans the River Tane, opened"; "Museum (founded by Clara Voss in 1962)
+    moved"), one clause (no semicolon or other bracket in it), closed by a comma or its bracket: the
+    word (casefolded) the sentence goes on with after it; None where it is not."""
+    if name.end > inside.start:
+        return None
     opening = _CLAUSE_OPENING.match(sentence, name.end)
-    return (
-        opening is not None
-        and _CLAUSE_CLOSING.match(sentence, other.end) is not None
-        and not _CLAUSE_INSIDE.search(sentence, opening.end(), other.start)
-    )
-
-
-def _word_after_clause(sentence: str, name: NameRun) -> str | None:
-    """The word (casefolded) that goes on after the comma or bracket closing a clause at ``name``."""
-    closing = _CLAUSE_CLOSING.match(sentence, name.end)
-    word = WORD_RE.search(sentence, closing.end()) if closing else None
+    if opening is None:
+        return None
+    bracket = opening.group().strip().startswith("(")
+    closing = _CLAUSE_INSIDE.search(sentence, opening.end())
+    if closing is None or closing.start() < inside.end or closing.group() != (")" if bracket else ","):
+        return None
+    word = WORD_RE.search(sentence, closing.end())
     return word.group().casefold() if word else None
+
+
+_CLAUSE_INSIDE = re.compile(r"[,;()]")
+_OF_THE = re.compile(r"\s+of(?:\s+the)?\s+$")
+
+
+def _belongs_to(sentence: str, name: NameRun, other: NameRun) -> bool:
+    """Whether ``other`` says something of ``name`` right after it — inside a clause opened after it,
+    or joined by "of" ("Tomas Riedel of the Halden Rowing Club beat …") — so that the word after
+    ``other`` is ``name``'s place."""
+    if _clause_after(sentence, name, other) is not None:
+        return True
+    return name.end <= other.start and _OF_THE.match(sentence[name.end : other.start]) is not None
+
+
+# A parenthesis, or a relative clause between commas: what it says is of a name, not of the sentence
+_ASIDE = re.compile(r"\([^()]*\)|,\s*(?:which|who|whose|whom|where)\b[^,;()]*,", re.IGNORECASE)
 
 
 def _one_list(words: Sequence[str], named: Sequence[bool], a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -469,7 +469,11 @@ def _feedback_schema() -> dict[str, Any]:
             "basis": {
                 "enum": ["quote", "retrieved"],
                 "description": "What was read: quotes, or passages found.",
-            }
+            },
+            "vetoes": {
+                **_STRS,
+                "description": "The learned judge's vetoes: what the claim says that the source does not.",
+            },
         },
         claim=_STR,
         verdict=_STR,

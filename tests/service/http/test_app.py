@@ -301,9 +301,9 @@ def test_the_judge_is_the_operators_choice(tmp_path: Path) -> None:
     result = run_cli("serve", "--store", tmp_path / "s.db", "--keys", keys, "--judge", "oracle", "--openapi")
     assert (result.code, result.stderr) == (
         2,
-        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:MODEL.json]', 'nli:MODEL', "
+        "citeaudit: error: unknown judge 'oracle'; expected 'rules', 'learned[:NAME|MODEL.json]', 'nli:MODEL', "
         "'llm:MODEL@URL' "
-        "or 'rules+' and one of these\n",
+        "or 'rules+' and one of these ('none' skips the semantic stage)\n",
     )
 
 
