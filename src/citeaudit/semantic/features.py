@@ -746,10 +746,10 @@ class _NameOrder:
             same_top = same_any = around = apart = False
             for shared, j in zip(shares, both, strict=True):
                 tokens, folded = self.sentence(j)
+                aside = self.aside(j)  # a clause's own passive ("(founded by X)") turns no order round
                 for i in _name_at(tokens, a):
                     for k in _name_at(tokens, b):
                         lo, hi = (i, k - len(b.stems) + 1) if i < k else (k, i - len(a.stems) + 1)
-                        aside = self.aside(j)  # a clause's own passive ("(founded by X)") turns nothing
                         passive = any(_passive_by(folded, t) for t in range(lo, hi) if t not in aside)
                         inner = [
                             w
@@ -1065,14 +1065,15 @@ def _in_its_place(
                 continue
             itself = set(stems) <= set(run.stems)  # the name, or within a longer one ("Zinta's Kings XI")
             # (a head the claim names too tells the same clause: "Freedom of Information (FOI) requests")
-            heads = [
-                h
-                for h in runs
-                if itself
-                and following
-                and not set(h.stems) <= claim_capitals
-                and _clause_after(sentence, h, run) == following
-            ]
+            heads = (
+                [
+                    h
+                    for h in runs
+                    if not set(h.stems) <= claim_capitals and _clause_after(sentence, h, run) == following
+                ]
+                if itself and following
+                else []
+            )
             if heads:  # the claim goes on as the sentence does after the clause: the place is its head's
                 # (a head starting the sentence is a name too: "Riedel, who was coached by Anna Lindqvist")
                 if other is None and not set(stems) <= set(heads[0].stems):
@@ -1099,6 +1100,8 @@ def _in_its_place(
 
 
 _CLAUSE_OPENING = re.compile(r"\s*(?:,\s*(?:which|who|whose|whom|where|that)\b|\()", re.IGNORECASE)
+_CLAUSE_INSIDE = re.compile(r"[,;()]")
+_OF_THE = re.compile(r"\s+of(?:\s+the)?\s+$")
 
 
 def _clause_after(sentence: str, name: NameRun, inside: NameRun) -> str | None:
@@ -1117,10 +1120,6 @@ def _clause_after(sentence: str, name: NameRun, inside: NameRun) -> str | None:
         return None
     word = WORD_RE.search(sentence, closing.end())
     return word.group().casefold() if word else None
-
-
-_CLAUSE_INSIDE = re.compile(r"[,;()]")
-_OF_THE = re.compile(r"\s+of(?:\s+the)?\s+$")
 
 
 def _belongs_to(sentence: str, name: NameRun, other: NameRun) -> bool:
