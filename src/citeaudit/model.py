@@ -159,6 +159,9 @@ class Verdict:
     basis: Literal["quote", "retrieved"] = "quote"
     passages: tuple[Passage, ...] = ()
     texts: tuple[TextRead, ...] = ()  # the texts the passages were found in, one per citation read
+    # The vetoes that kept it from ``entailed``, each with what raised it (``learned``): a part the
+    # claim says that the source does not, "S_NAME_REPLACED (River Tane / Harlow Bridge)"
+    vetoes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

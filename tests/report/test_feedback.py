@@ -162,7 +162,8 @@ def test_a_message_ending_in_a_question_mark_gets_no_full_stop_after_it() -> Non
 def test_a_vetoed_unknown_verdict_is_advice_naming_the_veto() -> None:
     verdict = {"label": "unknown", "judge": "learned/sha256:0/learned-8", "unsupported": [],
                "reason": "veto S_NAME_REPLACED (River Tane / Harlow Bridge): never entailed; "
-                         "triples_window=1.00 (+0.89)"}  # fmt: skip
+                         "triples_window=1.00 (+0.89)",
+               "vetoes": ["S_NAME_REPLACED (River Tane / Harlow Bridge)"]}  # fmt: skip
     instructions = feedback(_report([], verdict))
     assert instructions["clean"]  # advice, never a failed check
     assert instructions["weak"] == [
@@ -174,4 +175,5 @@ def test_a_vetoed_unknown_verdict_is_advice_naming_the_veto() -> None:
         "S_NAME_REPLACED (River Tane / Harlow Bridge)" in feedback_text(instructions)
     )
     # an unknown with no veto (the band between the thresholds) is no advice
-    assert feedback(_report([], {**verdict, "reason": "triples_window=1.00 (+0.89)"}))["weak"] == []
+    no_veto = {k: v for k, v in verdict.items() if k != "vetoes"}
+    assert feedback(_report([], {**no_veto, "reason": "triples_window=1.00 (+0.89)"}))["weak"] == []

@@ -301,6 +301,10 @@ def test_an_answer_of_one_claim_with_two_names_swapped_is_not_accepted(tmp_path:
     (claim,) = report["claims"]
     assert claim["verdict"]["label"] != "entailed"
     assert "S_NAMES_REVERSED" in claim["verdict"]["signals"]
+    # the veto is in the report as data, with what raised it, as the reason names it
+    vetoes = claim["verdict"]["vetoes"]
+    assert any(veto.startswith("S_NAMES_REVERSED (") for veto in vetoes)
+    assert all(f"veto {veto}: never entailed" in claim["verdict"]["reason"] for veto in vetoes)
     assert report["decision"] != "accept"
     assert "decision=accept" not in stderr
     assert code != 0

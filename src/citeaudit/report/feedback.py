@@ -5,7 +5,6 @@ shown by their quotes (seed 000 step 6). ``citeaudit feedback`` and the repair l
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,8 +15,6 @@ from citeaudit.report.json import report_to_dict
 __all__ = ["RULE", "feedback", "feedback_text"]
 
 _UNCHECKED_BEFORE = frozenset(("E_NOT_CACHED", "E_NO_SNAPSHOT", "E_REGISTRY_UNAVAILABLE"))
-# A learned judge's veto as its reason names it: "veto S_NAME_REPLACED (River Tane / Harlow Bridge): …"
-_VETO = re.compile(r"veto (S_[A-Z_]+(?: \(.*?\))?): never entailed")
 
 RULE = (
     "Fix or delete only the claims listed below. Do not change, add or reword any other claim. "
@@ -94,7 +91,7 @@ def _weak_claims(data: Mapping[str, Any]) -> list[dict[str, Any]]:
             continue
         by = "a reviewer" if reviewed in ("insufficient", "contradicted") else verdict["judge"]
         # a learned judge's veto names the part the source does not say (the verdict stays unknown)
-        vetoes = [] if by == "a reviewer" else _VETO.findall(verdict.get("reason") or "")
+        vetoes = [] if by == "a reviewer" else list(verdict.get("vetoes") or [])
         if label not in ("insufficient", "contradicted") and not vetoes:
             continue
         weak.append(

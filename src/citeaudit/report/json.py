@@ -104,6 +104,8 @@ def _verdict(verdict: Verdict | None) -> dict[str, Any] | None:
     if verdict.probability is not None:  # a judge with a probability of support (learned)
         out["probability"] = verdict.probability
         out["reason"] = verdict.reason
+        if verdict.vetoes:  # what it says that the source does not, by the judge's own rules
+            out["vetoes"] = list(verdict.vetoes)
         out["unsupported_spans"] = [[start, end] for start, end in verdict.unsupported_spans]
     if verdict.passages:  # judged on passages of the cited texts: which texts, which ranges
         out["passages"] = [p.to_json() for p in verdict.passages]

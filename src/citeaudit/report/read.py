@@ -74,6 +74,7 @@ class VerdictDoc(_Part):
     unsupported: list[str]
     probability: float | None = None
     reason: str | None = None
+    vetoes: list[str] | None = None
     unsupported_spans: list[Annotated[list[int], Field(min_length=2, max_length=2)]] | None = None
 
 

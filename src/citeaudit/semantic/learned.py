@@ -384,6 +384,7 @@ class LearnedJudge(BaseJudge):
             found.signals,
             probability=round(probability, 4),
             reason=reason,
+            vetoes=vetoes,
             unsupported_spans=spans,
         )
 
